@@ -1,0 +1,290 @@
+//! MySQL errors as kiln raises them: error number, SQLSTATE and the message text MySQL
+//! 8.0 prints for it. One table (`errors!` below) is the single source of truth; each
+//! entry's message is MySQL's format string with `%s`/`%d`/`%lu`/`%.*s` placeholders
+//! filled positionally by [`KilnError::new`].
+
+use std::fmt;
+
+macro_rules! errors {
+    ($( $name:ident = ($code:expr, $state:expr, $fmt:expr); )*) => {
+        /// A MySQL error condition: `code()` is the errno, `sqlstate()` the SQLSTATE.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[allow(non_camel_case_types)]
+        pub enum ErrorKind { $( $name, )* }
+
+        impl ErrorKind {
+            /// MySQL error number (e.g. 1045 for ER_ACCESS_DENIED_ERROR).
+            pub const fn code(self) -> u16 { match self { $( ErrorKind::$name => $code, )* } }
+            /// Five-character SQLSTATE.
+            pub const fn sqlstate(self) -> &'static str { match self { $( ErrorKind::$name => $state, )* } }
+            /// MySQL's message format string.
+            pub const fn format(self) -> &'static str { match self { $( ErrorKind::$name => $fmt, )* } }
+            /// Symbolic name as in MySQL's errmsg (ER_...).
+            pub const fn name(self) -> &'static str { match self { $( ErrorKind::$name => stringify!($name), )* } }
+            /// Looks an error up by number.
+            #[allow(unreachable_patterns)]
+            pub fn from_code(code: u16) -> Option<ErrorKind> {
+                match code { $( $code => Some(ErrorKind::$name), )* _ => None }
+            }
+        }
+    };
+}
+
+errors! {
+    ER_HANDSHAKE_ERROR = (1043, "08S01", "Bad handshake");
+    ER_CON_COUNT_ERROR = (1040, "08004", "Too many connections");
+    ER_OUT_OF_RESOURCES = (1041, "HY000", "Out of memory; check if mysqld or some other process uses all available memory; if not, you may have to use 'ulimit' to allow mysqld to use more memory or you can add more swap space");
+    ER_DBACCESS_DENIED_ERROR = (1044, "42000", "Access denied for user '%s'@'%s' to database '%s'");
+    ER_ACCESS_DENIED_ERROR = (1045, "28000", "Access denied for user '%s'@'%s' (using password: %s)");
+    ER_NO_DB_ERROR = (1046, "3D000", "No database selected");
+    ER_UNKNOWN_COM_ERROR = (1047, "08S01", "Unknown command");
+    ER_BAD_NULL_ERROR = (1048, "23000", "Column '%s' cannot be null");
+    ER_BAD_DB_ERROR = (1049, "42000", "Unknown database '%s'");
+    ER_TABLE_EXISTS_ERROR = (1050, "42S01", "Table '%s' already exists");
+    ER_BAD_TABLE_ERROR = (1051, "42S02", "Unknown table '%s'");
+    ER_NON_UNIQ_ERROR = (1052, "23000", "Column '%s' in %s is ambiguous");
+    ER_SERVER_SHUTDOWN = (1053, "08S01", "Server shutdown in progress");
+    ER_BAD_FIELD_ERROR = (1054, "42S22", "Unknown column '%s' in '%s'");
+    ER_WRONG_FIELD_WITH_GROUP = (1055, "42000", "Expression #%u of %s is not in GROUP BY clause and contains nonaggregated column '%s' which is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by");
+    ER_DUP_FIELDNAME = (1060, "42S21", "Duplicate column name '%s'");
+    ER_DUP_KEYNAME = (1061, "42000", "Duplicate key name '%s'");
+    ER_DUP_ENTRY = (1062, "23000", "Duplicate entry '%s' for key '%s'");
+    ER_PARSE_ERROR = (1064, "42000", "%s near '%s' at line %d");
+    ER_EMPTY_QUERY = (1065, "42000", "Query was empty");
+    ER_NONUNIQ_TABLE = (1066, "42000", "Not unique table/alias: '%s'");
+    ER_INVALID_DEFAULT = (1067, "42000", "Invalid default value for '%s'");
+    ER_MULTIPLE_PRI_KEY = (1068, "42000", "Multiple primary key defined");
+    ER_TOO_LONG_IDENT = (1059, "42000", "Identifier name '%s' is too long");
+    ER_WRONG_VALUE_COUNT_ON_ROW = (1136, "21S01", "Column count doesn't match value count at row %lu");
+    ER_NO_SUCH_THREAD = (1094, "HY000", "Unknown thread id: %lu");
+    ER_KILL_DENIED_ERROR = (1095, "HY000", "You are not owner of thread %lu");
+    ER_NO_TABLES_USED = (1096, "HY000", "No tables used");
+    ER_UNKNOWN_SYSTEM_VARIABLE = (1193, "HY000", "Unknown system variable '%s'");
+    ER_NET_PACKET_TOO_LARGE = (1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes");
+    ER_NET_READ_ERROR_FROM_PIPE = (1154, "08S01", "Got a read error from the connection pipe");
+    ER_NET_FCNTL_ERROR = (1155, "08S01", "Got an error from fcntl()");
+    ER_NET_PACKETS_OUT_OF_ORDER = (1156, "08S01", "Got packets out of order");
+    ER_NET_UNCOMPRESS_ERROR = (1157, "08S01", "Couldn't uncompress communication packet");
+    ER_NET_READ_ERROR = (1158, "08S01", "Got an error reading communication packets");
+    ER_NET_READ_INTERRUPTED = (1159, "08S01", "Got timeout reading communication packets");
+    ER_NET_ERROR_ON_WRITE = (1160, "08S01", "Got an error writing communication packets");
+    ER_NET_WRITE_INTERRUPTED = (1161, "08S01", "Got timeout writing communication packets");
+    ER_TOO_LONG_STRING = (1162, "42000", "Result string is longer than 'max_allowed_packet' bytes");
+    ER_UNKNOWN_ERROR = (1105, "HY000", "Unknown error");
+    ER_UNKNOWN_PROCEDURE = (1106, "42000", "Unknown procedure '%s'");
+    ER_UNKNOWN_TABLE = (1109, "42S02", "Unknown table '%s' in %s");
+    ER_NO_SUCH_TABLE = (1146, "42S02", "Table '%s.%s' doesn't exist");
+    ER_SPECIFIC_ACCESS_DENIED_ERROR = (1227, "42000", "Access denied; you need (at least one of) the %s privilege(s) for this operation");
+    ER_LOCAL_VARIABLE = (1228, "HY000", "Variable '%s' is a SESSION variable and can't be used with SET GLOBAL");
+    ER_GLOBAL_VARIABLE = (1229, "HY000", "Variable '%s' is a GLOBAL variable and should be set with SET GLOBAL");
+    ER_NO_DEFAULT = (1230, "42000", "Variable '%s' doesn't have a default value");
+    ER_WRONG_VALUE_FOR_VAR = (1231, "42000", "Variable '%s' can't be set to the value of '%s'");
+    ER_WRONG_TYPE_FOR_VAR = (1232, "42000", "Incorrect argument type to variable '%s'");
+    ER_VAR_CANT_BE_READ = (1233, "HY000", "Variable '%s' can only be set, not read");
+    ER_NOT_SUPPORTED_YET = (1235, "42000", "This version of MySQL doesn't yet support '%s'");
+    ER_INCORRECT_GLOBAL_LOCAL_VAR = (1238, "HY000", "Variable '%s' is a %s variable");
+    ER_WRONG_ARGUMENTS = (1210, "HY000", "Incorrect arguments to %s");
+    ER_UNKNOWN_STMT_HANDLER = (1243, "HY000", "Unknown prepared statement handler (%.*s) given to %s");
+    ER_UNSUPPORTED_PS = (1295, "HY000", "This command is not supported in the prepared statement protocol yet");
+    ER_TRUNCATED_WRONG_VALUE = (1292, "22007", "Truncated incorrect %s value: '%s'");
+    ER_SP_DOES_NOT_EXIST = (1305, "42000", "%s %s does not exist");
+    ER_QUERY_INTERRUPTED = (1317, "70100", "Query execution was interrupted");
+    ER_WRONG_ARGUMENTS_FOR_FN = (1582, "42000", "Incorrect parameter count in the call to native function '%s'");
+    ER_DIVISION_BY_ZERO = (1365, "22012", "Division by 0");
+    ER_DATA_OUT_OF_RANGE = (1690, "22003", "%s value is out of range in '%s'");
+    ER_TOO_HIGH_LEVEL_OF_NESTING_FOR_SELECT = (1473, "HY000", "Too high level of nesting for select");
+    ER_STACK_OVERRUN_NEED_MORE = (1436, "HY000", "Thread stack overrun:  %ld bytes used of a %ld byte stack, and %ld bytes needed.  Use 'mysqld --thread_stack=#' to specify a bigger stack.");
+    ER_LOCK_WAIT_TIMEOUT = (1205, "HY000", "Lock wait timeout exceeded; try restarting transaction");
+    ER_LOCK_DEADLOCK = (1213, "40001", "Deadlock found when trying to get lock; try restarting transaction");
+    ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = (1792, "25006", "Cannot execute statement in a READ ONLY transaction.");
+    ER_TOO_MANY_USER_CONNECTIONS = (1203, "42000", "User %s already has more than 'max_user_connections' active connections");
+    ER_USER_LIMIT_REACHED = (1226, "42000", "User '%s' has exceeded the '%s' resource (current value: %ld)");
+    ER_SECURE_TRANSPORT_REQUIRED = (3159, "HY000", "Connections using insecure transport are prohibited while --require_secure_transport=ON.");
+    ER_MUST_CHANGE_PASSWORD = (1820, "HY000", "You must reset your password using ALTER USER statement before executing this statement.");
+    ER_MAX_PREPARED_STMT_COUNT_REACHED = (1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: %lu)");
+    ER_PS_MANY_PARAM = (1390, "HY000", "Prepared statement contains too many placeholders");
+    ER_NO_SUCH_USER = (1449, "HY000", "The user specified as a definer ('%s'@'%s') does not exist");
+    ER_TABLEACCESS_DENIED_ERROR = (1142, "42000", "%s command denied to user '%s'@'%s' for table '%s'");
+    ER_WRONG_VALUE_FOR_TYPE = (1411, "HY000", "Incorrect %s value: '%s' for function %s");
+    ER_INVALID_JSON_TEXT = (3140, "22032", "Invalid JSON text: \"%s\" at position %u in value for column '%s'.");
+    ER_INTERNAL_ERROR = (1815, "HY000", "Internal error: %s");
+    ER_CRASHED_ON_USAGE = (1194, "HY000", "Table '%s' is marked as crashed and should be repaired");
+    ER_IO_ERROR = (1026, "HY000", "Error writing file '%s' (errno: %d - %s)");
+    ER_RECORD_FILE_FULL = (1114, "HY000", "The table '%s' is full");
+    ER_DISK_FULL = (1021, "HY000", "Disk full (%s); waiting for someone to free some space... (errno: %d - %s)");
+    ER_NOT_KEYFILE = (1034, "HY000", "Incorrect key file for table '%s'; try to repair it");
+    ER_TOO_BIG_ROWSIZE = (1118, "42000", "Row size too large. The maximum row size for the used table type, not counting BLOBs, is %ld. This includes storage overhead, check the manual. You have to change some columns to TEXT or BLOBs");
+    ER_OPTION_PREVENTS_STATEMENT = (1290, "HY000", "The MySQL server is running with the %s option so it cannot execute this statement");
+    ER_CANT_DO_THIS_DURING_AN_TRANSACTION = (1179, "25000", "You are not allowed to execute this command in a transaction");
+    ER_SP_DOES_NOT_EXIST_SAVEPOINT = (1305, "42000", "SAVEPOINT %s does not exist");
+    ER_VARIABLE_IS_READONLY = (1621, "HY000", "%s variable '%s' is read-only. Use SET %s to assign the value");
+    ER_INCORRECT_GLOBAL_LOCAL_VAR_RO = (1238, "HY000", "Variable '%s' is a read only variable");
+    ER_WARN_DATA_OUT_OF_RANGE = (1264, "22003", "Out of range value for column '%s' at row %ld");
+    ER_WARN_DATA_TRUNCATED = (1265, "01000", "Data truncated for column '%s' at row %ld");
+    ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = (1366, "HY000", "Incorrect %s value: '%s' for column '%s' at row %ld");
+    ER_WRONG_DB_NAME = (1102, "42000", "Incorrect database name '%s'");
+    ER_WRONG_TABLE_NAME = (1103, "42000", "Incorrect table name '%s'");
+    ER_DB_CREATE_EXISTS = (1007, "HY000", "Can't create database '%s'; database exists");
+    ER_DB_DROP_EXISTS = (1008, "HY000", "Can't drop database '%s'; database doesn't exist");
+    ER_FUNCTION_NOT_DEFINED = (1128, "HY000", "Function '%s' is not defined");
+    ER_SP_DOES_NOT_EXIST_FUNCTION = (1305, "42000", "FUNCTION %s does not exist");
+    ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = (1582, "42000", "Incorrect parameter count in the call to native function '%s'");
+    ER_ILLEGAL_VALUE_FOR_TYPE = (1367, "22007", "Illegal %s '%s' value found during parsing");
+    ER_CANT_CHANGE_TX_CHARACTERISTICS = (1568, "25001", "Transaction characteristics can't be changed while a transaction is in progress");
+    ER_UNKNOWN_CHARACTER_SET = (1115, "42000", "Unknown character set: '%s'");
+    ER_UNKNOWN_COLLATION = (1273, "HY000", "Unknown collation: '%s'");
+    ER_COLLATION_CHARSET_MISMATCH = (1253, "42000", "COLLATION '%s' is not valid for CHARACTER SET '%s'");
+    ER_WARN_DEPRECATED_SYNTAX = (1287, "HY000", "'%s' is deprecated and will be removed in a future release. Please use %s instead");
+    ER_YES = (1003, "HY000", "YES");
+}
+
+/// An error raised anywhere in kiln, ready to be sent to a client as an ERR packet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KilnError {
+    /// MySQL error number.
+    pub code: u16,
+    /// SQLSTATE, always five ASCII characters.
+    pub sqlstate: [u8; 5],
+    /// Fully formatted message.
+    pub message: String,
+}
+
+pub type Result<T, E = KilnError> = std::result::Result<T, E>;
+
+impl KilnError {
+    /// Formats `kind`'s MySQL message with `args` filling its placeholders in order.
+    pub fn new(kind: ErrorKind, args: &[&dyn fmt::Display]) -> KilnError {
+        KilnError {
+            code: kind.code(),
+            sqlstate: sqlstate_bytes(kind.sqlstate()),
+            message: format_mysql(kind.format(), args),
+        }
+    }
+
+    /// An error with a message of our own (still under `kind`'s number and SQLSTATE).
+    pub fn with_message(kind: ErrorKind, message: impl Into<String>) -> KilnError {
+        KilnError {
+            code: kind.code(),
+            sqlstate: sqlstate_bytes(kind.sqlstate()),
+            message: message.into(),
+        }
+    }
+
+    /// Internal errors: a bug or an unexpected state, reported as ER_INTERNAL_ERROR.
+    pub fn internal(what: impl fmt::Display) -> KilnError {
+        KilnError::new(ErrorKind::ER_INTERNAL_ERROR, &[&what])
+    }
+
+    pub fn kind(&self) -> Option<ErrorKind> {
+        ErrorKind::from_code(self.code)
+    }
+
+    pub fn is(&self, kind: ErrorKind) -> bool {
+        self.code == kind.code()
+    }
+
+    pub fn sqlstate_str(&self) -> &str {
+        std::str::from_utf8(&self.sqlstate).unwrap_or("HY000")
+    }
+}
+
+impl From<ErrorKind> for KilnError {
+    fn from(kind: ErrorKind) -> KilnError {
+        KilnError::new(kind, &[])
+    }
+}
+
+impl fmt::Display for KilnError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ERROR {} ({}): {}",
+            self.code,
+            self.sqlstate_str(),
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for KilnError {}
+
+fn sqlstate_bytes(s: &str) -> [u8; 5] {
+    let b = s.as_bytes();
+    assert!(b.len() == 5, "SQLSTATE must be five characters");
+    [b[0], b[1], b[2], b[3], b[4]]
+}
+
+/// Fills printf-style placeholders (`%s`, `%d`, `%u`, `%lu`, `%ld`, `%.*s`) in order.
+/// Missing arguments leave an empty string; extra arguments are ignored.
+fn format_mysql(fmt_str: &str, args: &[&dyn fmt::Display]) -> String {
+    let mut out = String::with_capacity(fmt_str.len() + 16);
+    let mut args = args.iter();
+    let mut chars = fmt_str.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        // Skip flags/length modifiers up to the conversion character.
+        let mut spec = String::new();
+        while let Some(&n) = chars.peek() {
+            chars.next();
+            if n.is_ascii_alphabetic() && n != 'l' {
+                spec.push(n);
+                break;
+            }
+            spec.push(n);
+        }
+        if spec == "%" {
+            out.push('%');
+            continue;
+        }
+        if let Some(a) = args.next() {
+            use std::fmt::Write;
+            let _ = write!(out, "{a}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn access_denied_text_matches_mysql() {
+        let e = KilnError::new(
+            ErrorKind::ER_ACCESS_DENIED_ERROR,
+            &[&"bob", &"localhost", &"YES"],
+        );
+        assert_eq!(e.code, 1045);
+        assert_eq!(&e.sqlstate, b"28000");
+        assert_eq!(
+            e.message,
+            "Access denied for user 'bob'@'localhost' (using password: YES)"
+        );
+    }
+
+    #[test]
+    fn numeric_placeholders_fill() {
+        let e = KilnError::new(ErrorKind::ER_NO_SUCH_THREAD, &[&42u64]);
+        assert_eq!(e.message, "Unknown thread id: 42");
+        let e = KilnError::new(
+            ErrorKind::ER_UNKNOWN_STMT_HANDLER,
+            &[&"3", &"mysqld_stmt_execute"],
+        );
+        assert_eq!(
+            e.message,
+            "Unknown prepared statement handler (3) given to mysqld_stmt_execute"
+        );
+    }
+
+    #[test]
+    fn lookup_by_code() {
+        assert_eq!(
+            ErrorKind::from_code(1213),
+            Some(ErrorKind::ER_LOCK_DEADLOCK)
+        );
+        assert_eq!(ErrorKind::ER_LOCK_DEADLOCK.sqlstate(), "40001");
+    }
+}
