@@ -1,0 +1,1 @@
+//! Startup options (command line and my.cnf).

@@ -1,0 +1,2 @@
+//! Library face of the kiln server: modules that tests exercise directly.
+pub mod config;
