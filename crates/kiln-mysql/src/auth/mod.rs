@@ -1,0 +1,1 @@
+//! Authentication plugins: scrambles, password hashes, RSA key exchange.

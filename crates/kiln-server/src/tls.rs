@@ -1,0 +1,1 @@
+//! TLS: certificates in the datadir and the rustls server configuration.
