@@ -1,0 +1,511 @@
+//! The SQL lexer: turns statement text into tokens with byte spans, MySQL's way —
+//! backtick identifiers, '...' and "..." strings with backslash escapes and doubled
+//! quotes, X'..'/0x.. hex literals, b'..'/0b.. bit literals, @user and @@system
+//! variables, `?` placeholders, `-- `, `#` and `/* */` comments, and `/*! ... */`
+//! executable comments whose body is lexed as code (sysbench sends `/*! ENGINE = innodb */`).
+//!
+//! The lexer allocates only for strings that contain escapes; everything else borrows.
+
+use std::borrow::Cow;
+
+use kiln_common::{ErrorKind, KilnError, Result};
+
+/// Our version for `/*!NNNNN ... */` comments: bodies for versions above it are skipped.
+const EXEC_COMMENT_VERSION: u32 = 80040;
+/// Longest statement the lexer accepts (bounded again by max_allowed_packet).
+pub const TOKENS_MAX: usize = 1 << 22;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tok<'a> {
+    /// An unquoted word: keyword or identifier (callers compare case-insensitively).
+    Word(&'a str),
+    /// A `quoted` identifier (doubled backticks unescaped).
+    QuotedIdent(Cow<'a, str>),
+    /// A string literal (escapes processed). Bytes, since escapes may produce any byte.
+    Str(Cow<'a, [u8]>),
+    /// X'..' / 0x.. literal, already decoded.
+    Hex(Vec<u8>),
+    /// b'..' / 0b.. literal, already decoded to big-endian bytes.
+    Bits(Vec<u8>),
+    /// Digits only.
+    Int(&'a str),
+    /// Digits with a '.' (DECIMAL literal).
+    Decimal(&'a str),
+    /// A number with an exponent (DOUBLE literal).
+    Float(&'a str),
+    /// `@name` (name unquoted).
+    UserVar(Cow<'a, str>),
+    /// `@@` (the parser reads the optional scope and the name that follow).
+    AtAt,
+    /// `?`
+    Placeholder,
+    /// Punctuation and operators: ( ) , ; . = <=> < > <= >= != <> + - * / % & | ^ ~ ! << >> := && || ->> ->
+    Op(&'static str),
+    Eof,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Token<'a> {
+    pub tok: Tok<'a>,
+    /// Byte offset of the token's first character in the statement.
+    pub start: usize,
+    /// Byte offset just past the token.
+    pub end: usize,
+}
+
+const OPS: &[&str] = &[
+    "<=>", "->>", "<=", ">=", "!=", "<>", "<<", ">>", ":=", "&&", "||", "->", "(", ")", ",", ";",
+    ".", "=", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", "~", "!", "{", "}", ":",
+];
+
+/// Tokenizes a whole statement (or several, separated by `;`).
+pub fn tokenize(sql: &str, no_backslash_escapes: bool) -> Result<Vec<Token<'_>>> {
+    let mut lx = Lexer {
+        s: sql,
+        b: sql.as_bytes(),
+        pos: 0,
+        no_backslash_escapes,
+        out: Vec::new(),
+        exec_comment_depth: 0,
+    };
+    lx.run()?;
+    Ok(lx.out)
+}
+
+struct Lexer<'a> {
+    s: &'a str,
+    b: &'a [u8],
+    pos: usize,
+    no_backslash_escapes: bool,
+    out: Vec<Token<'a>>,
+    exec_comment_depth: u32,
+}
+
+fn syntax_error(sql: &str, at: usize) -> KilnError {
+    crate::parse::syntax_error_at(sql, at)
+}
+
+impl<'a> Lexer<'a> {
+    fn peek(&self, off: usize) -> u8 {
+        *self.b.get(self.pos + off).unwrap_or(&0)
+    }
+
+    fn push(&mut self, tok: Tok<'a>, start: usize) -> Result<()> {
+        if self.out.len() >= TOKENS_MAX {
+            return Err(KilnError::new(ErrorKind::ER_TOO_LONG_STRING, &[]));
+        }
+        self.out.push(Token {
+            tok,
+            start,
+            end: self.pos,
+        });
+        Ok(())
+    }
+
+    fn run(&mut self) -> Result<()> {
+        loop {
+            self.skip_space_and_comments()?;
+            let start = self.pos;
+            if self.pos >= self.b.len() {
+                self.out.push(Token {
+                    tok: Tok::Eof,
+                    start,
+                    end: start,
+                });
+                return Ok(());
+            }
+            let c = self.b[self.pos];
+            match c {
+                b'`' => {
+                    let ident = self.quoted(b'`', false)?;
+                    let ident = match ident {
+                        Cow::Borrowed(b) => Cow::Borrowed(self.as_str(b)),
+                        Cow::Owned(v) => Cow::Owned(String::from_utf8_lossy(&v).into_owned()),
+                    };
+                    self.push(Tok::QuotedIdent(ident), start)?;
+                }
+                b'\'' | b'"' => {
+                    let s = self.quoted(c, !self.no_backslash_escapes)?;
+                    self.push(Tok::Str(s), start)?;
+                }
+                b'0'..=b'9' => self.number(start)?,
+                b'.' if self.peek(1).is_ascii_digit() && !self.prev_is_ident() => {
+                    self.number(start)?
+                }
+                b'?' => {
+                    self.pos += 1;
+                    self.push(Tok::Placeholder, start)?;
+                }
+                b'@' => {
+                    if self.peek(1) == b'@' {
+                        self.pos += 2;
+                        self.push(Tok::AtAt, start)?;
+                    } else {
+                        self.pos += 1;
+                        let name: Cow<'a, str> = match self.peek(0) {
+                            q @ (b'`' | b'\'' | b'"') => {
+                                let v = self.quoted(q, q != b'`')?;
+                                Cow::Owned(String::from_utf8_lossy(&v).into_owned())
+                            }
+                            _ => {
+                                let s = self.pos;
+                                while is_ident_byte(self.peek(0))
+                                    || self.peek(0) == b'.'
+                                    || self.peek(0) == b'$'
+                                {
+                                    self.pos += 1;
+                                }
+                                Cow::Borrowed(&self.s[s..self.pos])
+                            }
+                        };
+                        self.push(Tok::UserVar(name), start)?;
+                    }
+                }
+                b'*' if self.exec_comment_depth > 0 && self.peek(1) == b'/' => {
+                    self.pos += 2;
+                    self.exec_comment_depth -= 1;
+                }
+                _ if (c == b'x' || c == b'X') && self.peek(1) == b'\'' => {
+                    self.pos += 1;
+                    let body = self.quoted(b'\'', false)?;
+                    let v = decode_hex(&body).ok_or_else(|| syntax_error(self.s, start))?;
+                    self.push(Tok::Hex(v), start)?;
+                }
+                _ if (c == b'b' || c == b'B') && self.peek(1) == b'\'' => {
+                    self.pos += 1;
+                    let body = self.quoted(b'\'', false)?;
+                    let v = decode_bits(&body).ok_or_else(|| syntax_error(self.s, start))?;
+                    self.push(Tok::Bits(v), start)?;
+                }
+                _ if (c == b'n' || c == b'N') && self.peek(1) == b'\'' => {
+                    // National string literal: same as a plain string for utf8mb4.
+                    self.pos += 1;
+                    let s = self.quoted(b'\'', !self.no_backslash_escapes)?;
+                    self.push(Tok::Str(s), start)?;
+                }
+                _ if is_ident_start(c) => {
+                    while is_ident_byte(self.peek(0)) {
+                        self.pos += 1;
+                    }
+                    let w = &self.s[start..self.pos];
+                    // A charset introducer (_utf8mb4'..', _binary'..') applies to the next string.
+                    if w.starts_with('_') && matches!(self.peek(0), b'\'' | b'"') {
+                        continue;
+                    }
+                    self.push(Tok::Word(w), start)?;
+                }
+                _ => {
+                    let rest = &self.s[self.pos..];
+                    let op = OPS
+                        .iter()
+                        .find(|op| rest.starts_with(**op))
+                        .ok_or_else(|| syntax_error(self.s, start))?;
+                    self.pos += op.len();
+                    self.push(Tok::Op(op), start)?;
+                }
+            }
+        }
+    }
+
+    fn prev_is_ident(&self) -> bool {
+        matches!(self.out.last(), Some(Token { tok: Tok::Word(_) | Tok::QuotedIdent(_), end, .. }) if *end == self.pos)
+    }
+
+    fn as_str(&self, b: &'a [u8]) -> &'a str {
+        // The slice came from `self.s` between ASCII delimiters, so it is valid UTF-8.
+        let start = b.as_ptr() as usize - self.b.as_ptr() as usize;
+        &self.s[start..start + b.len()]
+    }
+
+    fn skip_space_and_comments(&mut self) -> Result<()> {
+        loop {
+            let c = self.peek(0);
+            if c.is_ascii_whitespace() && self.pos < self.b.len() {
+                self.pos += 1;
+            } else if c == b'#'
+                || (c == b'-'
+                    && self.peek(1) == b'-'
+                    && (self.peek(2).is_ascii_whitespace() || self.pos + 2 >= self.b.len()))
+            {
+                while self.pos < self.b.len() && self.b[self.pos] != b'\n' {
+                    self.pos += 1;
+                }
+            } else if c == b'/' && self.peek(1) == b'*' {
+                if self.peek(2) == b'!' || (self.peek(2) == b'+' && self.peek(3) != 0) {
+                    // Executable comment: /*! body */ or /*!80000 body */ (optimizer hints /*+ */ are skipped).
+                    if self.peek(2) == b'+' {
+                        self.skip_block_comment()?;
+                        continue;
+                    }
+                    self.pos += 3;
+                    let vs = self.pos;
+                    while self.peek(0).is_ascii_digit() && self.pos - vs < 6 {
+                        self.pos += 1;
+                    }
+                    let version: u32 = self.s[vs..self.pos].parse().unwrap_or(0);
+                    if version > EXEC_COMMENT_VERSION {
+                        self.pos = vs;
+                        self.skip_block_comment_from_body()?;
+                    } else {
+                        self.exec_comment_depth += 1;
+                    }
+                } else {
+                    self.skip_block_comment()?;
+                }
+            } else {
+                return Ok(());
+            }
+        }
+    }
+
+    fn skip_block_comment(&mut self) -> Result<()> {
+        self.pos += 2;
+        self.skip_block_comment_from_body()
+    }
+
+    fn skip_block_comment_from_body(&mut self) -> Result<()> {
+        let start = self.pos;
+        match self.s[self.pos..].find("*/") {
+            Some(i) => {
+                self.pos += i + 2;
+                Ok(())
+            }
+            None => Err(syntax_error(self.s, start.saturating_sub(2))),
+        }
+    }
+
+    /// A quoted run starting at the opening quote. Doubled quotes stand for one; with
+    /// `escapes`, backslash sequences are MySQL's (\0 \' \" \b \n \r \t \Z \\ \% \_).
+    fn quoted(&mut self, q: u8, escapes: bool) -> Result<Cow<'a, [u8]>> {
+        let open = self.pos;
+        self.pos += 1;
+        let body_start = self.pos;
+        let mut owned: Option<Vec<u8>> = None;
+        loop {
+            if self.pos >= self.b.len() {
+                return Err(syntax_error(self.s, open));
+            }
+            let c = self.b[self.pos];
+            if c == q {
+                if self.peek(1) == q {
+                    let v = owned.get_or_insert_with(|| self.b[body_start..self.pos].to_vec());
+                    v.push(q);
+                    self.pos += 2;
+                    continue;
+                }
+                let end = self.pos;
+                self.pos += 1;
+                return Ok(match owned {
+                    Some(v) => Cow::Owned(v),
+                    None => Cow::Borrowed(&self.b[body_start..end]),
+                });
+            }
+            if c == b'\\' && escapes && self.pos + 1 < self.b.len() {
+                let v = owned.get_or_insert_with(|| self.b[body_start..self.pos].to_vec());
+                let e = self.b[self.pos + 1];
+                match e {
+                    b'0' => v.push(0),
+                    b'b' => v.push(8),
+                    b'n' => v.push(b'\n'),
+                    b'r' => v.push(b'\r'),
+                    b't' => v.push(b'\t'),
+                    b'Z' => v.push(26),
+                    b'%' | b'_' => {
+                        v.push(b'\\');
+                        v.push(e);
+                    }
+                    _ => v.push(e),
+                }
+                self.pos += 2;
+                continue;
+            }
+            if let Some(v) = owned.as_mut() {
+                v.push(c);
+            }
+            self.pos += 1;
+        }
+    }
+
+    fn number(&mut self, start: usize) -> Result<()> {
+        if self.peek(0) == b'0'
+            && matches!(self.peek(1), b'x' | b'X')
+            && self.peek(2).is_ascii_hexdigit()
+        {
+            self.pos += 2;
+            let s = self.pos;
+            while self.peek(0).is_ascii_hexdigit() {
+                self.pos += 1;
+            }
+            if is_ident_byte(self.peek(0)) {
+                return self.word_from(start);
+            }
+            let v = decode_hex(&self.b[s..self.pos]).ok_or_else(|| syntax_error(self.s, start))?;
+            return self.push(Tok::Hex(v), start);
+        }
+        if self.peek(0) == b'0'
+            && matches!(self.peek(1), b'b')
+            && matches!(self.peek(2), b'0' | b'1')
+        {
+            self.pos += 2;
+            let s = self.pos;
+            while matches!(self.peek(0), b'0' | b'1') {
+                self.pos += 1;
+            }
+            if is_ident_byte(self.peek(0)) {
+                return self.word_from(start);
+            }
+            let v = decode_bits(&self.b[s..self.pos]).ok_or_else(|| syntax_error(self.s, start))?;
+            return self.push(Tok::Bits(v), start);
+        }
+        while self.peek(0).is_ascii_digit() {
+            self.pos += 1;
+        }
+        let mut kind = 0; // 0 int, 1 decimal, 2 float
+        if self.peek(0) == b'.' {
+            kind = 1;
+            self.pos += 1;
+            while self.peek(0).is_ascii_digit() {
+                self.pos += 1;
+            }
+        }
+        if matches!(self.peek(0), b'e' | b'E')
+            && (self.peek(1).is_ascii_digit()
+                || (matches!(self.peek(1), b'+' | b'-') && self.peek(2).is_ascii_digit()))
+        {
+            kind = 2;
+            self.pos += 2;
+            while self.peek(0).is_ascii_digit() {
+                self.pos += 1;
+            }
+        }
+        if kind == 0 && is_ident_start(self.peek(0)) {
+            // MySQL allows identifiers that start with digits (e.g. 1abc).
+            return self.word_from(start);
+        }
+        let text = &self.s[start..self.pos];
+        let tok = match kind {
+            0 => Tok::Int(text),
+            1 => Tok::Decimal(text),
+            _ => Tok::Float(text),
+        };
+        self.push(tok, start)
+    }
+
+    fn word_from(&mut self, start: usize) -> Result<()> {
+        while is_ident_byte(self.peek(0)) {
+            self.pos += 1;
+        }
+        let w = &self.s[start..self.pos];
+        self.push(Tok::Word(w), start)
+    }
+}
+
+fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c >= 0x80
+}
+
+fn is_ident_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
+}
+
+fn decode_hex(b: &[u8]) -> Option<Vec<u8>> {
+    let digits: Vec<u8> = if b.len() % 2 == 1 {
+        std::iter::once(b'0').chain(b.iter().copied()).collect()
+    } else {
+        b.to_vec()
+    };
+    digits
+        .chunks(2)
+        .map(|p| {
+            let h = (p[0] as char).to_digit(16)?;
+            let l = (p[1] as char).to_digit(16)?;
+            Some((h * 16 + l) as u8)
+        })
+        .collect()
+}
+
+fn decode_bits(b: &[u8]) -> Option<Vec<u8>> {
+    if b.iter().any(|c| !matches!(c, b'0' | b'1')) {
+        return None;
+    }
+    let mut out = vec![0u8; b.len().div_ceil(8)];
+    let total = out.len() * 8;
+    for (i, c) in b.iter().enumerate() {
+        if *c == b'1' {
+            let bit = total - b.len() + i;
+            out[bit / 8] |= 0x80 >> (bit % 8);
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<Tok<'_>> {
+        tokenize(s, false)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.tok)
+            .collect()
+    }
+
+    #[test]
+    fn basic_tokens() {
+        assert_eq!(
+            toks("SELECT @@session.x, @v, 'a''b\\n', `c``d`, 1.5, 2e3, 0x41, ?"),
+            vec![
+                Tok::Word("SELECT"),
+                Tok::AtAt,
+                Tok::Word("session"),
+                Tok::Op("."),
+                Tok::Word("x"),
+                Tok::Op(","),
+                Tok::UserVar(Cow::Borrowed("v")),
+                Tok::Op(","),
+                Tok::Str(Cow::Owned(b"a'b\n".to_vec())),
+                Tok::Op(","),
+                Tok::QuotedIdent(Cow::Owned("c`d".into())),
+                Tok::Op(","),
+                Tok::Decimal("1.5"),
+                Tok::Op(","),
+                Tok::Float("2e3"),
+                Tok::Op(","),
+                Tok::Hex(vec![0x41]),
+                Tok::Op(","),
+                Tok::Placeholder,
+                Tok::Eof,
+            ]
+        );
+    }
+
+    #[test]
+    fn comments_and_executable_comments() {
+        assert_eq!(
+            toks("SELECT 1 -- c\n # d\n /* e */ /*! ENGINE = innodb */ /*!99999 junk */"),
+            vec![
+                Tok::Word("SELECT"),
+                Tok::Int("1"),
+                Tok::Word("ENGINE"),
+                Tok::Op("="),
+                Tok::Word("innodb"),
+                Tok::Eof
+            ]
+        );
+    }
+
+    #[test]
+    fn unterminated_string_is_a_1064() {
+        let e = tokenize("SELECT 'abc", false).unwrap_err();
+        assert_eq!(e.code, 1064);
+    }
+
+    #[test]
+    fn bits_and_introducers() {
+        assert_eq!(
+            toks("b'101' _utf8mb4'x'"),
+            vec![Tok::Bits(vec![5]), Tok::Str(Cow::Borrowed(b"x")), Tok::Eof]
+        );
+    }
+}

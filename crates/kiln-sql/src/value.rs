@@ -1,0 +1,170 @@
+//! SQL values as the executor computes them. (The storage engine sees only encoded
+//! bytes; the protocol layer sees only text or binary cells produced from these.)
+
+use std::fmt;
+
+/// A runtime value. Strings are byte strings with a flag for binary (no charset);
+/// text is UTF-8 (utf8mb4) unless produced from binary data.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Int(i64),
+    UInt(u64),
+    Double(f64),
+    /// An exact decimal in canonical text form (e.g. "-12.50").
+    Decimal(String),
+    /// Character string (utf8mb4).
+    Str(String),
+    /// Binary string (VARBINARY / BLOB / hex literals).
+    Bytes(Vec<u8>),
+}
+
+impl Value {
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// MySQL's text rendering (what the text protocol sends).
+    pub fn to_text(&self) -> Option<Vec<u8>> {
+        Some(match self {
+            Value::Null => return None,
+            Value::Int(i) => i.to_string().into_bytes(),
+            Value::UInt(u) => u.to_string().into_bytes(),
+            Value::Double(d) => format_double(*d).into_bytes(),
+            Value::Decimal(s) => s.clone().into_bytes(),
+            Value::Str(s) => s.clone().into_bytes(),
+            Value::Bytes(b) => b.clone(),
+        })
+    }
+
+    /// Numeric interpretation as a double (strings parsed by MySQL's leading-number rule).
+    pub fn to_f64(&self) -> Option<f64> {
+        match self {
+            Value::Null => None,
+            Value::Int(i) => Some(*i as f64),
+            Value::UInt(u) => Some(*u as f64),
+            Value::Double(d) => Some(*d),
+            Value::Decimal(s) => Some(s.parse().unwrap_or(0.0)),
+            Value::Str(s) => Some(leading_f64(s.as_bytes())),
+            Value::Bytes(b) => Some(leading_f64(b)),
+        }
+    }
+
+    /// Integer interpretation (doubles rounded half away from zero, strings by prefix).
+    pub fn to_i64(&self) -> Option<i64> {
+        match self {
+            Value::Null => None,
+            Value::Int(i) => Some(*i),
+            Value::UInt(u) => Some(i64::try_from(*u).unwrap_or(i64::MAX)),
+            Value::Double(d) => Some(d.round() as i64),
+            Value::Decimal(s) => Some(s.parse::<f64>().unwrap_or(0.0).round() as i64),
+            Value::Str(_) | Value::Bytes(_) => Some(self.to_f64().unwrap_or(0.0).round() as i64),
+        }
+    }
+
+    /// SQL truth value: NULL → None, else non-zero.
+    pub fn to_bool(&self) -> Option<bool> {
+        match self {
+            Value::Null => None,
+            Value::Int(i) => Some(*i != 0),
+            Value::UInt(u) => Some(*u != 0),
+            other => Some(other.to_f64().unwrap_or(0.0) != 0.0),
+        }
+    }
+
+    /// String interpretation (numbers formatted as MySQL prints them).
+    pub fn to_string_lossy(&self) -> Option<String> {
+        match self {
+            Value::Str(s) => Some(s.clone()),
+            other => other
+                .to_text()
+                .map(|b| String::from_utf8_lossy(&b).into_owned()),
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.to_string_lossy() {
+            None => f.write_str("NULL"),
+            Some(s) => f.write_str(&s),
+        }
+    }
+}
+
+/// Parses the longest numeric prefix of a string, as MySQL does when a string is used
+/// in numeric context ("12abc" → 12, "abc" → 0). Leading spaces are skipped.
+pub fn leading_f64(b: &[u8]) -> f64 {
+    let s = std::str::from_utf8(b).unwrap_or("");
+    let t = s.trim_start();
+    let bytes = t.as_bytes();
+    let mut end = 0;
+    if end < bytes.len() && (bytes[end] == b'+' || bytes[end] == b'-') {
+        end += 1;
+    }
+    let digits_start = end;
+    while end < bytes.len() && bytes[end].is_ascii_digit() {
+        end += 1;
+    }
+    if end < bytes.len() && bytes[end] == b'.' {
+        end += 1;
+        while end < bytes.len() && bytes[end].is_ascii_digit() {
+            end += 1;
+        }
+    }
+    if end == digits_start {
+        return 0.0;
+    }
+    if end < bytes.len() && (bytes[end] == b'e' || bytes[end] == b'E') {
+        let mut e = end + 1;
+        if e < bytes.len() && (bytes[e] == b'+' || bytes[e] == b'-') {
+            e += 1;
+        }
+        if e < bytes.len() && bytes[e].is_ascii_digit() {
+            while e < bytes.len() && bytes[e].is_ascii_digit() {
+                e += 1;
+            }
+            end = e;
+        }
+    }
+    t[..end].parse().unwrap_or(0.0)
+}
+
+/// Formats a DOUBLE as MySQL does: shortest round-trip digits, scientific notation
+/// for very large or small magnitudes ("1e20", "1.5e-7"), no trailing ".0".
+pub fn format_double(d: f64) -> String {
+    if d.is_nan() || d.is_infinite() {
+        return "NULL".into();
+    }
+    if d == 0.0 {
+        return "0".into();
+    }
+    let abs = d.abs();
+    if !(1e-6..1e15).contains(&abs) {
+        let s = format!("{d:e}");
+        return s;
+    }
+    let s = format!("{d}");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leading_numbers() {
+        assert_eq!(leading_f64(b"12abc"), 12.0);
+        assert_eq!(leading_f64(b"  -1.5e2x"), -150.0);
+        assert_eq!(leading_f64(b"abc"), 0.0);
+        assert_eq!(leading_f64(b"1e"), 1.0);
+    }
+
+    #[test]
+    fn double_format() {
+        assert_eq!(format_double(0.5), "0.5");
+        assert_eq!(format_double(3.0), "3");
+        assert_eq!(format_double(1e20), "1e20");
+        assert_eq!(format_double(-2.5e-7), "-2.5e-7");
+    }
+}
