@@ -7,5 +7,6 @@
 
 pub mod error;
 pub mod limits;
+pub mod time;
 
 pub use error::{ErrorKind, KilnError, Result};
