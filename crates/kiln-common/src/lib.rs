@@ -5,6 +5,7 @@
 //! speak its error type, so an error raised deep in the engine reaches the client
 //! with MySQL's number and SQLSTATE unchanged.
 
+pub mod counter;
 pub mod error;
 pub mod limits;
 pub mod time;
