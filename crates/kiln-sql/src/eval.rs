@@ -1,0 +1,633 @@
+//! Expression evaluation over [`Value`]s with MySQL's semantics for NULL, numeric
+//! contexts, integer overflow (error 1690), division (NULL + warning 1365 on zero;
+//! `div_precision_increment` extra digits), comparisons and the built-in functions
+//! kiln supports so far. Anything session-dependent comes through [`Env`].
+
+use kiln_common::{ErrorKind, KilnError, Result};
+
+use crate::ast::{BinaryOp, CastType, Expr, UnaryOp, VarScope};
+use crate::value::{Value, format_double};
+
+/// Severity of a diagnostic in SHOW WARNINGS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Note => "Note",
+            Level::Warning => "Warning",
+            Level::Error => "Error",
+        }
+    }
+}
+
+/// What expressions may ask of the session running them.
+pub trait Env {
+    fn param(&self, index: usize) -> Result<Value>;
+    fn sysvar(&self, scope: VarScope, name: &str) -> Result<Value>;
+    fn user_var(&self, name: &str) -> Value;
+    fn set_user_var(&mut self, name: &str, value: Value);
+    fn warn(&mut self, level: Level, code: u16, message: String);
+    fn connection_id(&self) -> u64;
+    fn database(&self) -> Option<String>;
+    /// `user@host` as the client connected (USER()).
+    fn user(&self) -> String;
+    /// `user@host` of the matched account (CURRENT_USER()).
+    fn current_user(&self) -> String;
+    fn last_insert_id(&self) -> u64;
+    fn set_last_insert_id(&mut self, id: u64);
+    fn row_count(&self) -> i64;
+    fn found_rows(&self) -> u64;
+    fn server_version(&self) -> String;
+    /// Statement start time, microseconds since the Unix epoch (NOW() is constant
+    /// within a statement).
+    fn statement_time_micros(&self) -> i64;
+    /// Sleeps up to `seconds`, returning early (true) if the statement was killed.
+    fn sleep_interruptible(&mut self, seconds: f64) -> bool;
+    fn div_precision_increment(&self) -> u32 {
+        4
+    }
+    /// A column reference; with no tables in scope it is MySQL's 1054.
+    fn column(&self, qualifier: Option<&str>, name: &str) -> Result<Value> {
+        let full = match qualifier {
+            Some(q) => format!("{q}.{name}"),
+            None => name.to_string(),
+        };
+        Err(KilnError::new(
+            ErrorKind::ER_BAD_FIELD_ERROR,
+            &[&full, &"field list"],
+        ))
+    }
+}
+
+pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
+    match e {
+        Expr::Literal(v) => Ok(v.clone()),
+        Expr::Param(i) => env.param(*i),
+        Expr::SysVar { scope, name } => env.sysvar(*scope, name),
+        Expr::UserVar(n) => Ok(env.user_var(n)),
+        Expr::Assign { name, expr } => {
+            let v = eval(expr, env)?;
+            env.set_user_var(name, v.clone());
+            Ok(v)
+        }
+        Expr::Column { qualifier, name } => env.column(qualifier.as_deref(), name),
+        Expr::Unary { op, expr } => unary(*op, eval(expr, env)?, expr, env),
+        Expr::Binary { op, left, right } => binary(*op, left, right, env),
+        Expr::IsNull { expr, negated } => Ok(bool_value(eval(expr, env)?.is_null() != *negated)),
+        Expr::IsBool {
+            expr,
+            value,
+            negated,
+        } => {
+            let b = eval(expr, env)?.to_bool();
+            Ok(bool_value((b == *value) != *negated))
+        }
+        Expr::Between {
+            expr,
+            low,
+            high,
+            negated,
+        } => {
+            let v = eval(expr, env)?;
+            let lo = eval(low, env)?;
+            let hi = eval(high, env)?;
+            let a = compare(&v, &lo).map(|o| o.is_ge());
+            let b = compare(&v, &hi).map(|o| o.is_le());
+            Ok(match and3(a, b) {
+                None => Value::Null,
+                Some(r) => bool_value(r != *negated),
+            })
+        }
+        Expr::InList {
+            expr,
+            list,
+            negated,
+        } => {
+            let v = eval(expr, env)?;
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            let mut saw_null = false;
+            for item in list {
+                let x = eval(item, env)?;
+                match compare(&v, &x) {
+                    Some(std::cmp::Ordering::Equal) => return Ok(bool_value(!*negated)),
+                    None => saw_null = true,
+                    _ => {}
+                }
+            }
+            Ok(if saw_null {
+                Value::Null
+            } else {
+                bool_value(*negated)
+            })
+        }
+        Expr::Like {
+            expr,
+            pattern,
+            escape,
+            negated,
+        } => {
+            let v = eval(expr, env)?;
+            let p = eval(pattern, env)?;
+            let esc = match escape {
+                Some(e) => eval(e, env)?
+                    .to_string_lossy()
+                    .and_then(|s| s.chars().next())
+                    .unwrap_or('\\'),
+                None => '\\',
+            };
+            match (v.to_string_lossy(), p.to_string_lossy()) {
+                (Some(s), Some(p)) => Ok(bool_value(like_match(&s, &p, esc, true) != *negated)),
+                _ => Ok(Value::Null),
+            }
+        }
+        Expr::Case {
+            operand,
+            whens,
+            otherwise,
+        } => {
+            let op = match operand {
+                Some(o) => Some(eval(o, env)?),
+                None => None,
+            };
+            for (w, then) in whens {
+                let wv = eval(w, env)?;
+                let hit = match &op {
+                    Some(o) => compare(o, &wv) == Some(std::cmp::Ordering::Equal),
+                    None => wv.to_bool() == Some(true),
+                };
+                if hit {
+                    return eval(then, env);
+                }
+            }
+            match otherwise {
+                Some(o) => eval(o, env),
+                None => Ok(Value::Null),
+            }
+        }
+        Expr::Cast { expr, to } => cast(eval(expr, env)?, *to),
+        Expr::Func { name, args } => crate::functions::call(name, args, env),
+    }
+}
+
+pub fn bool_value(b: bool) -> Value {
+    Value::Int(b as i64)
+}
+
+fn and3(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    }
+}
+
+fn unary(op: UnaryOp, v: Value, src: &Expr, env: &mut dyn Env) -> Result<Value> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    let _ = env;
+    Ok(match op {
+        UnaryOp::Plus => v,
+        UnaryOp::Not => bool_value(!v.to_bool().unwrap_or(false)),
+        UnaryOp::BitNot => Value::UInt(!(v.to_i64().unwrap_or(0) as u64)),
+        UnaryOp::Neg => match v {
+            Value::Int(i) => match i.checked_neg() {
+                Some(n) => Value::Int(n),
+                None => return Err(out_of_range("BIGINT", &format!("-({})", expr_text(src)))),
+            },
+            Value::UInt(u) if u <= 1 << 63 => Value::Int((u as i64).wrapping_neg()),
+            Value::UInt(_) => {
+                return Err(out_of_range("BIGINT", &format!("-({})", expr_text(src))));
+            }
+            Value::Decimal(s) => Value::Decimal(match s.strip_prefix('-') {
+                Some(p) => p.to_string(),
+                None if s.chars().all(|c| c == '0' || c == '.') => s,
+                None => format!("-{s}"),
+            }),
+            other => Value::Double(-other.to_f64().unwrap_or(0.0)),
+        },
+    })
+}
+
+fn out_of_range(ty: &str, text: &str) -> KilnError {
+    KilnError::new(ErrorKind::ER_DATA_OUT_OF_RANGE, &[&ty, &text])
+}
+
+/// A rough rendering of an expression for error messages (MySQL prints its own
+/// normalized form, e.g. `(9223372036854775807 + 1)`).
+pub fn expr_text(e: &Expr) -> String {
+    match e {
+        Expr::Literal(v) => match v {
+            Value::Str(s) => format!("'{s}'"),
+            other => other.to_string(),
+        },
+        Expr::Binary { op, left, right } => format!(
+            "({} {} {})",
+            expr_text(left),
+            op_text(*op),
+            expr_text(right)
+        ),
+        Expr::Unary {
+            op: UnaryOp::Neg,
+            expr,
+        } => format!("-({})", expr_text(expr)),
+        Expr::Param(_) => "?".into(),
+        Expr::SysVar { name, .. } => format!("@@{name}"),
+        Expr::UserVar(n) => format!("@{n}"),
+        Expr::Column { name, .. } => format!("`{name}`"),
+        Expr::Func { name, args } => {
+            format!(
+                "{name}({})",
+                args.iter().map(expr_text).collect::<Vec<_>>().join(",")
+            )
+        }
+        _ => "expression".into(),
+    }
+}
+
+fn op_text(op: BinaryOp) -> &'static str {
+    use BinaryOp::*;
+    match op {
+        Or => "or",
+        Xor => "xor",
+        And => "and",
+        Eq => "=",
+        NullSafeEq => "<=>",
+        Ne => "<>",
+        Lt => "<",
+        Le => "<=",
+        Gt => ">",
+        Ge => ">=",
+        BitOr => "|",
+        BitAnd => "&",
+        BitXor => "^",
+        Shl => "<<",
+        Shr => ">>",
+        Add => "+",
+        Sub => "-",
+        Mul => "*",
+        Div => "/",
+        IntDiv => "DIV",
+        Mod => "%",
+    }
+}
+
+fn binary(op: BinaryOp, left: &Expr, right: &Expr, env: &mut dyn Env) -> Result<Value> {
+    use BinaryOp::*;
+    // Logical operators short-circuit as MySQL's do.
+    match op {
+        And => {
+            let a = eval(left, env)?.to_bool();
+            if a == Some(false) {
+                return Ok(bool_value(false));
+            }
+            let b = eval(right, env)?.to_bool();
+            return Ok(and3(a, b).map_or(Value::Null, bool_value));
+        }
+        Or => {
+            let a = eval(left, env)?.to_bool();
+            if a == Some(true) {
+                return Ok(bool_value(true));
+            }
+            let b = eval(right, env)?.to_bool();
+            return Ok(match (a, b) {
+                (_, Some(true)) => bool_value(true),
+                (Some(false), Some(false)) => bool_value(false),
+                _ => Value::Null,
+            });
+        }
+        _ => {}
+    }
+    let a = eval(left, env)?;
+    let b = eval(right, env)?;
+    if op == NullSafeEq {
+        return Ok(bool_value(match (a.is_null(), b.is_null()) {
+            (true, true) => true,
+            (false, false) => compare(&a, &b) == Some(std::cmp::Ordering::Equal),
+            _ => false,
+        }));
+    }
+    if a.is_null() || b.is_null() {
+        return Ok(Value::Null);
+    }
+    let text = || format!("({} {} {})", expr_text(left), op_text(op), expr_text(right));
+    Ok(match op {
+        Xor => bool_value(a.to_bool().unwrap_or(false) != b.to_bool().unwrap_or(false)),
+        Eq | Ne | Lt | Le | Gt | Ge => {
+            let o = compare(&a, &b);
+            match o {
+                None => Value::Null,
+                Some(o) => bool_value(match op {
+                    Eq => o.is_eq(),
+                    Ne => o.is_ne(),
+                    Lt => o.is_lt(),
+                    Le => o.is_le(),
+                    Gt => o.is_gt(),
+                    _ => o.is_ge(),
+                }),
+            }
+        }
+        BitOr | BitAnd | BitXor | Shl | Shr => {
+            let x = to_u64_bits(&a);
+            let y = to_u64_bits(&b);
+            Value::UInt(match op {
+                BitOr => x | y,
+                BitAnd => x & y,
+                BitXor => x ^ y,
+                Shl => {
+                    if y >= 64 {
+                        0
+                    } else {
+                        x << y
+                    }
+                }
+                _ => {
+                    if y >= 64 {
+                        0
+                    } else {
+                        x >> y
+                    }
+                }
+            })
+        }
+        Add | Sub | Mul => arith(op, &a, &b, &text)?,
+        Div => {
+            let y = b.to_f64().unwrap_or(0.0);
+            if y == 0.0 {
+                env.warn(Level::Warning, 1365, "Division by 0".into());
+                return Ok(Value::Null);
+            }
+            let x = a.to_f64().unwrap_or(0.0);
+            if is_approx(&a) || is_approx(&b) {
+                Value::Double(x / y)
+            } else {
+                let scale = scale_of(&a) + env.div_precision_increment() as usize;
+                Value::Decimal(format!("{:.*}", scale.min(30), x / y))
+            }
+        }
+        IntDiv => {
+            if b.to_f64().unwrap_or(0.0) == 0.0 {
+                env.warn(Level::Warning, 1365, "Division by 0".into());
+                return Ok(Value::Null);
+            }
+            match (&a, &b) {
+                (Value::Int(x), Value::Int(y)) => match x.checked_div(*y) {
+                    Some(q) => Value::Int(q),
+                    None => return Err(out_of_range("BIGINT", &text())),
+                },
+                _ => {
+                    let q = (a.to_f64().unwrap_or(0.0) / b.to_f64().unwrap_or(1.0)).trunc();
+                    if q.abs() >= 9.223_372_036_854_776e18 {
+                        return Err(out_of_range("BIGINT", &text()));
+                    }
+                    Value::Int(q as i64)
+                }
+            }
+        }
+        Mod => {
+            if b.to_f64().unwrap_or(0.0) == 0.0 {
+                env.warn(Level::Warning, 1365, "Division by 0".into());
+                return Ok(Value::Null);
+            }
+            match (&a, &b) {
+                (Value::Int(x), Value::Int(y)) => Value::Int(x.checked_rem(*y).unwrap_or(0)),
+                (Value::UInt(x), Value::UInt(y)) => Value::UInt(x % y),
+                _ if is_approx(&a) || is_approx(&b) => {
+                    Value::Double(a.to_f64().unwrap_or(0.0) % b.to_f64().unwrap_or(1.0))
+                }
+                _ => {
+                    let scale = scale_of(&a).max(scale_of(&b));
+                    Value::Decimal(format!(
+                        "{:.*}",
+                        scale,
+                        a.to_f64().unwrap_or(0.0) % b.to_f64().unwrap_or(1.0)
+                    ))
+                }
+            }
+        }
+        And | Or | NullSafeEq => unreachable!("handled above"),
+    })
+}
+
+fn to_u64_bits(v: &Value) -> u64 {
+    match v {
+        Value::UInt(u) => *u,
+        Value::Int(i) => *i as u64,
+        other => {
+            let f = other.to_f64().unwrap_or(0.0).round();
+            if f < 0.0 { f as i64 as u64 } else { f as u64 }
+        }
+    }
+}
+
+/// Whether a value takes part in arithmetic as an approximate (DOUBLE) number.
+fn is_approx(v: &Value) -> bool {
+    matches!(v, Value::Double(_) | Value::Str(_) | Value::Bytes(_))
+}
+
+fn scale_of(v: &Value) -> usize {
+    match v {
+        Value::Decimal(s) => s.split_once('.').map_or(0, |(_, f)| f.len()),
+        _ => 0,
+    }
+}
+
+fn arith(op: BinaryOp, a: &Value, b: &Value, text: &dyn Fn() -> String) -> Result<Value> {
+    use BinaryOp::*;
+    if is_approx(a) || is_approx(b) {
+        let x = a.to_f64().unwrap_or(0.0);
+        let y = b.to_f64().unwrap_or(0.0);
+        let r = match op {
+            Add => x + y,
+            Sub => x - y,
+            _ => x * y,
+        };
+        if !r.is_finite() {
+            return Err(out_of_range("DOUBLE", &text()));
+        }
+        return Ok(Value::Double(r));
+    }
+    if matches!(a, Value::Decimal(_)) || matches!(b, Value::Decimal(_)) {
+        let x = a.to_f64().unwrap_or(0.0);
+        let y = b.to_f64().unwrap_or(0.0);
+        let (r, scale) = match op {
+            Add => (x + y, scale_of(a).max(scale_of(b))),
+            Sub => (x - y, scale_of(a).max(scale_of(b))),
+            _ => (x * y, scale_of(a) + scale_of(b)),
+        };
+        return Ok(Value::Decimal(format!("{:.*}", scale.min(30), r)));
+    }
+    // Integer arithmetic: signed unless an operand is unsigned (then the result is
+    // unsigned and must not go negative), as MySQL does.
+    let unsigned = matches!(a, Value::UInt(_)) || matches!(b, Value::UInt(_));
+    let x = as_i128(a);
+    let y = as_i128(b);
+    let r = match op {
+        Add => x + y,
+        Sub => x - y,
+        _ => x.checked_mul(y).unwrap_or(i128::MAX),
+    };
+    if unsigned {
+        if r < 0 || r > u64::MAX as i128 {
+            return Err(out_of_range("BIGINT UNSIGNED", &text()));
+        }
+        Ok(Value::UInt(r as u64))
+    } else {
+        if r < i64::MIN as i128 || r > i64::MAX as i128 {
+            return Err(out_of_range("BIGINT", &text()));
+        }
+        Ok(Value::Int(r as i64))
+    }
+}
+
+fn as_i128(v: &Value) -> i128 {
+    match v {
+        Value::Int(i) => *i as i128,
+        Value::UInt(u) => *u as i128,
+        _ => 0,
+    }
+}
+
+/// Compares two non-NULL values: numerically when either is a number, otherwise as
+/// strings under a case-insensitive collation (utf8mb4_0900_ai_ci approximated by
+/// simple case folding until collations arrive), with trailing spaces significant
+/// (0900 collations are NO PAD). Returns None if either is NULL.
+pub fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
+    use Value::*;
+    match (a, b) {
+        (Null, _) | (_, Null) => None,
+        (Int(x), Int(y)) => Some(x.cmp(y)),
+        (UInt(x), UInt(y)) => Some(x.cmp(y)),
+        (Int(x), UInt(y)) => Some((*x as i128).cmp(&(*y as i128))),
+        (UInt(x), Int(y)) => Some((*x as i128).cmp(&(*y as i128))),
+        (Str(x), Str(y)) => Some(fold(x).cmp(&fold(y))),
+        (Bytes(x), Bytes(y)) => Some(x.cmp(y)),
+        (Bytes(x), Str(y)) => Some(x.as_slice().cmp(y.as_bytes())),
+        (Str(x), Bytes(y)) => Some(x.as_bytes().cmp(y.as_slice())),
+        _ => a.to_f64()?.partial_cmp(&b.to_f64()?),
+    }
+}
+
+fn fold(s: &str) -> String {
+    s.chars().flat_map(|c| c.to_lowercase()).collect()
+}
+
+/// SQL LIKE with `%`, `_` and an escape character; case-insensitive when `ci`.
+pub fn like_match(s: &str, p: &str, escape: char, ci: bool) -> bool {
+    let s: Vec<char> = if ci {
+        fold(s).chars().collect()
+    } else {
+        s.chars().collect()
+    };
+    let p: Vec<char> = if ci {
+        fold(p).chars().collect()
+    } else {
+        p.chars().collect()
+    };
+    // Iterative matcher with backtracking on the last '%' (linear in practice).
+    let (mut si, mut pi) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while si < s.len() {
+        if pi < p.len() {
+            let c = p[pi];
+            if c == '%' {
+                star = Some((pi, si));
+                pi += 1;
+                continue;
+            }
+            if c == escape && pi + 1 < p.len() {
+                if p[pi + 1] == s[si] {
+                    pi += 2;
+                    si += 1;
+                    continue;
+                }
+            } else if c == '_' || c == s[si] {
+                pi += 1;
+                si += 1;
+                continue;
+            }
+        }
+        match star {
+            Some((sp, ss)) => {
+                pi = sp + 1;
+                si = ss + 1;
+                star = Some((sp, ss + 1));
+            }
+            None => return false,
+        }
+    }
+    while pi < p.len() && p[pi] == '%' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+pub fn cast(v: Value, to: CastType) -> Result<Value> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    Ok(match to {
+        CastType::Signed => Value::Int(match &v {
+            Value::UInt(u) => *u as i64,
+            other => other.to_i64().unwrap_or(0),
+        }),
+        CastType::Unsigned => Value::UInt(match &v {
+            Value::Int(i) => *i as u64,
+            other => {
+                let f = other.to_f64().unwrap_or(0.0).round();
+                if f < 0.0 { f as i64 as u64 } else { f as u64 }
+            }
+        }),
+        CastType::Char => Value::Str(v.to_string_lossy().unwrap_or_default()),
+        CastType::Binary => Value::Bytes(v.to_text().unwrap_or_default()),
+        CastType::Double => Value::Double(v.to_f64().unwrap_or(0.0)),
+        CastType::Decimal => match v {
+            Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => Value::Decimal(v.to_string()),
+            other => Value::Decimal(format!("{:.0}", other.to_f64().unwrap_or(0.0))),
+        },
+    })
+}
+
+/// Renders a double for string contexts exactly as the text protocol would.
+pub fn double_text(d: f64) -> String {
+    format_double(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn like() {
+        assert!(like_match("version_comment", "version%", '\\', true));
+        assert!(like_match("abc", "a_c", '\\', true));
+        assert!(!like_match("abc", "a_", '\\', true));
+        assert!(like_match("a%c", "a\\%c", '\\', true));
+        assert!(!like_match("abc", "a\\%c", '\\', true));
+        assert!(like_match("ABC", "%b%", '\\', true));
+        assert!(like_match("", "%", '\\', true));
+    }
+
+    #[test]
+    fn comparisons() {
+        use std::cmp::Ordering::*;
+        assert_eq!(
+            compare(&Value::Str("a".into()), &Value::Str("A".into())),
+            Some(Equal)
+        );
+        assert_eq!(compare(&Value::Int(-1), &Value::UInt(u64::MAX)), Some(Less));
+        assert_eq!(
+            compare(&Value::Str("10".into()), &Value::Int(9)),
+            Some(Greater)
+        );
+        assert_eq!(compare(&Value::Null, &Value::Int(9)), None);
+    }
+}

@@ -1,0 +1,129 @@
+//! What running a statement produces: an OK (affected rows, insert id, info) or a
+//! result set (column metadata + rows), independent of the wire protocol.
+
+use crate::value::Value;
+
+/// Logical column types, mapped to MySQL wire types by the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    Null,
+    LongLong,
+    Long,
+    Double,
+    NewDecimal,
+    VarString,
+    Blob,
+}
+
+/// Metadata of a result column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnInfo {
+    pub name: String,
+    pub kind: ColumnKind,
+    /// Display length in characters (MySQL multiplies by the charset's max bytes).
+    pub length_chars: u32,
+    pub decimals: u8,
+    pub unsigned: bool,
+    /// Binary data (charset `binary`) rather than utf8mb4 text.
+    pub binary: bool,
+    pub not_null: bool,
+    pub schema: String,
+    pub table: String,
+    pub org_name: String,
+}
+
+impl ColumnInfo {
+    pub fn new(name: impl Into<String>, kind: ColumnKind) -> ColumnInfo {
+        ColumnInfo {
+            name: name.into(),
+            kind,
+            length_chars: 0,
+            decimals: 0,
+            unsigned: false,
+            binary: !matches!(kind, ColumnKind::VarString | ColumnKind::Blob),
+            not_null: false,
+            schema: String::new(),
+            table: String::new(),
+            org_name: String::new(),
+        }
+    }
+
+    /// A text column as SHOW statements return them.
+    pub fn text(name: &str, length_chars: u32) -> ColumnInfo {
+        ColumnInfo {
+            length_chars,
+            ..ColumnInfo::new(name, ColumnKind::VarString)
+        }
+    }
+
+    /// Derives metadata for an expression column from the values it produced.
+    pub fn from_values<'a>(name: &str, values: impl Iterator<Item = &'a Value>) -> ColumnInfo {
+        let mut c = ColumnInfo::new(name, ColumnKind::Null);
+        let mut any_null = false;
+        let mut len = 0usize;
+        for v in values {
+            let (kind, unsigned, binary, decimals) = match v {
+                Value::Null => {
+                    any_null = true;
+                    continue;
+                }
+                Value::Int(_) => (ColumnKind::LongLong, false, true, 0),
+                Value::UInt(_) => (ColumnKind::LongLong, true, true, 0),
+                Value::Double(_) => (ColumnKind::Double, false, true, 31),
+                Value::Decimal(s) => {
+                    let d = s.split_once('.').map_or(0, |(_, f)| f.len()) as u8;
+                    (ColumnKind::NewDecimal, false, true, d)
+                }
+                Value::Str(_) => (ColumnKind::VarString, false, false, 31),
+                Value::Bytes(_) => (ColumnKind::VarString, false, true, 31),
+            };
+            len = len.max(match v {
+                Value::Str(s) => s.chars().count(),
+                other => other.to_text().map_or(0, |t| t.len()),
+            });
+            if c.kind == ColumnKind::Null || c.kind == kind {
+                c.kind = kind;
+                c.unsigned = unsigned;
+                c.binary = binary;
+                c.decimals = c.decimals.max(decimals);
+            } else {
+                // Mixed kinds: report as text, as MySQL does for mixed CASE branches.
+                c.kind = ColumnKind::VarString;
+                c.binary = false;
+                c.unsigned = false;
+                c.decimals = 31;
+            }
+        }
+        c.not_null = !any_null && c.kind != ColumnKind::Null;
+        c.length_chars = len.max(1) as u32;
+        c
+    }
+}
+
+/// A complete result set.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Rows {
+    pub columns: Vec<ColumnInfo>,
+    pub rows: Vec<Vec<Value>>,
+}
+
+/// Outcome of one statement.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Ok {
+        affected_rows: u64,
+        last_insert_id: u64,
+        info: String,
+    },
+    Rows(Rows),
+}
+
+impl Outcome {
+    pub fn ok() -> Outcome {
+        Outcome::Ok {
+            affected_rows: 0,
+            last_insert_id: 0,
+            info: String::new(),
+        }
+    }
+}

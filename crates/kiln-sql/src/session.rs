@@ -1,0 +1,766 @@
+//! A client session: its state (user, default database, variables, diagnostics,
+//! transaction flags) and the dispatcher that runs one parsed statement.
+//!
+//! The session talks to the rest of the server through two traits so this crate stays
+//! below the server: [`SystemVariables`] (the registry, per session) and [`ServerHooks`]
+//! (connection registry, accounts, shutdown, server-level status).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use kiln_common::{ErrorKind, KilnError, Result};
+
+use crate::ast::*;
+use crate::eval::{Env, Level, eval};
+use crate::parse::{Parsed, parse_multi, parse_one};
+use crate::result::{ColumnInfo, Outcome, Rows};
+use crate::value::Value;
+
+/// Diagnostics kept for SHOW WARNINGS (MySQL's max_error_count default).
+pub const DIAGNOSTICS_MAX: usize = 1024;
+/// User variables one session may define.
+pub const USER_VARIABLES_MAX: usize = 10_000;
+
+/// Interrupt states of a session (set by KILL from another connection).
+pub const INTERRUPT_NONE: u8 = 0;
+pub const INTERRUPT_QUERY: u8 = 1;
+pub const INTERRUPT_CONNECTION: u8 = 2;
+
+/// One SHOW WARNINGS row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub level: Level,
+    pub code: u16,
+    pub message: String,
+}
+
+/// Per-session view of the system-variable registry.
+pub trait SystemVariables: Send {
+    /// `@@[scope.]name` as SELECT sees it.
+    fn get(&self, scope: VarScope, name: &str) -> Result<Value>;
+    /// `SET [scope] name = value`; `None` is `= DEFAULT`. Returns warnings (e.g. clamped values).
+    fn set(
+        &mut self,
+        scope: VarScope,
+        name: &str,
+        value: Option<&Value>,
+    ) -> Result<Vec<Diagnostic>>;
+    /// (name, display value) for SHOW [GLOBAL|SESSION] VARIABLES, sorted by name.
+    fn list(&self, global: bool) -> Vec<(String, String)>;
+    /// Session values back to the globals (COM_RESET_CONNECTION, COM_CHANGE_USER).
+    fn reset(&mut self);
+    /// Display form of a session variable (what session tracking reports).
+    fn display(&self, name: &str) -> Option<String>;
+}
+
+/// A row of SHOW PROCESSLIST.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessInfo {
+    pub id: u64,
+    pub user: String,
+    pub host: String,
+    pub db: Option<String>,
+    pub command: String,
+    pub time_secs: u64,
+    pub state: String,
+    pub info: Option<String>,
+}
+
+/// What the session needs from the server around it.
+pub trait ServerHooks: Send + Sync {
+    fn server_version(&self) -> String;
+    /// KILL [QUERY] `target` issued by session `by` (user `by_user`).
+    fn kill(&self, by: u64, by_user: &str, target: u64, query_only: bool) -> Result<()>;
+    /// SHUTDOWN issued by `user`.
+    fn shutdown(&self, user: &str) -> Result<()>;
+    /// Server-level status variables (Connections, Threads_*, Uptime, Bytes_* ...).
+    /// `session` is the asking session's id, for session-scoped values.
+    fn status(&self, global: bool, session: u64) -> Vec<(String, String)>;
+    fn processlist(&self) -> Vec<ProcessInfo>;
+    fn databases(&self) -> Vec<String>;
+    fn create_user(
+        &self,
+        user: &UserSpec,
+        auth: &AuthSpec,
+        if_not_exists: bool,
+    ) -> Result<Option<Diagnostic>>;
+    fn alter_user(
+        &self,
+        user: &UserSpec,
+        auth: &AuthSpec,
+        if_exists: bool,
+    ) -> Result<Option<Diagnostic>>;
+    fn drop_user(&self, user: &UserSpec, if_exists: bool) -> Result<Option<Diagnostic>>;
+    /// Whether `user@host` (an account) may run administrative statements (SUPER-like).
+    fn is_admin(&self, user: &str, host: &str) -> bool;
+}
+
+/// Per-session statement counters (SHOW SESSION STATUS).
+#[derive(Debug, Default, Clone)]
+pub struct SessionCounters {
+    pub questions: u64,
+    pub com: HashMap<&'static str, u64>,
+}
+
+/// Changes to report in the next OK packet's session-state block.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct TrackedChanges {
+    pub schema: Option<String>,
+    pub system_variables: Vec<(String, String)>,
+    pub state_changed: bool,
+}
+
+pub struct Session {
+    pub connection_id: u64,
+    /// User name as the client sent it.
+    pub user: String,
+    /// Client host as MySQL shows it ("localhost" for loopback and the Unix socket).
+    pub host: String,
+    /// The matched account (user, host pattern).
+    pub account: (String, String),
+    pub database: Option<String>,
+    pub vars: Box<dyn SystemVariables>,
+    pub server: Arc<dyn ServerHooks>,
+    /// Set by KILL from another thread.
+    pub interrupt: Arc<AtomicU8>,
+    pub in_transaction: bool,
+    pub tx_read_only: bool,
+    pub counters: SessionCounters,
+    user_vars: HashMap<String, Value>,
+    diagnostics: Vec<Diagnostic>,
+    diagnostics_total: usize,
+    last_insert_id: u64,
+    row_count: i64,
+    found_rows: u64,
+    params: Vec<Value>,
+    statement_time_micros: i64,
+    changes: TrackedChanges,
+}
+
+impl Session {
+    pub fn new(
+        connection_id: u64,
+        vars: Box<dyn SystemVariables>,
+        server: Arc<dyn ServerHooks>,
+        interrupt: Arc<AtomicU8>,
+    ) -> Session {
+        Session {
+            connection_id,
+            user: String::new(),
+            host: String::new(),
+            account: (String::new(), String::new()),
+            database: None,
+            vars,
+            server,
+            interrupt,
+            in_transaction: false,
+            tx_read_only: false,
+            counters: SessionCounters::default(),
+            user_vars: HashMap::new(),
+            diagnostics: Vec::new(),
+            diagnostics_total: 0,
+            last_insert_id: 0,
+            row_count: -1,
+            found_rows: 0,
+            params: Vec::new(),
+            statement_time_micros: 0,
+            changes: TrackedChanges::default(),
+        }
+    }
+
+    /// Back to a fresh session state (COM_RESET_CONNECTION; COM_CHANGE_USER also
+    /// changes the user). Keeps the identity and database.
+    pub fn reset(&mut self) {
+        self.vars.reset();
+        self.user_vars.clear();
+        self.diagnostics.clear();
+        self.diagnostics_total = 0;
+        self.last_insert_id = 0;
+        self.in_transaction = false;
+        self.tx_read_only = false;
+        self.row_count = -1;
+    }
+
+    pub fn no_backslash_escapes(&self) -> bool {
+        self.vars.display("sql_mode").is_some_and(|m| {
+            m.split(',')
+                .any(|x| x.eq_ignore_ascii_case("NO_BACKSLASH_ESCAPES"))
+        })
+    }
+
+    /// Parses a COM_QUERY's statements.
+    pub fn parse<'s>(&self, sql: &'s str) -> Result<Vec<(Parsed, &'s str)>> {
+        parse_multi(sql, self.no_backslash_escapes())
+    }
+
+    /// Parses one statement for COM_STMT_PREPARE and describes its result columns.
+    pub fn prepare(&mut self, sql: &str) -> Result<(Parsed, Vec<ColumnInfo>)> {
+        self.begin_statement(false);
+        let parsed = parse_one(sql, self.no_backslash_escapes())?;
+        let columns = match &parsed.stmt {
+            Stmt::Select(s) => s
+                .items
+                .iter()
+                .map(|i| crate::infer::column_for(&i.name, &i.expr))
+                .collect(),
+            Stmt::Show { .. } => Vec::new(),
+            _ => Vec::new(),
+        };
+        Ok((parsed, columns))
+    }
+
+    /// Diagnostics count for OK/EOF packets.
+    pub fn warning_count(&self) -> u16 {
+        self.diagnostics_total.min(u16::MAX as usize) as u16
+    }
+
+    /// Records an error so SHOW WARNINGS / SHOW ERRORS list it.
+    pub fn record_error(&mut self, e: &KilnError) {
+        self.diagnostics.clear();
+        self.diagnostics_total = 0;
+        self.push_diagnostic(Level::Error, e.code, e.message.clone());
+    }
+
+    fn push_diagnostic(&mut self, level: Level, code: u16, message: String) {
+        self.diagnostics_total += 1;
+        if self.diagnostics.len() < DIAGNOSTICS_MAX {
+            self.diagnostics.push(Diagnostic {
+                level,
+                code,
+                message,
+            });
+        }
+    }
+
+    /// Takes the session-state changes accumulated since the last OK packet.
+    pub fn take_changes(&mut self) -> TrackedChanges {
+        std::mem::take(&mut self.changes)
+    }
+
+    /// Sets the default database (COM_INIT_DB, USE). Unknown → 1049.
+    pub fn use_database(&mut self, db: &str) -> Result<()> {
+        if !self
+            .server
+            .databases()
+            .iter()
+            .any(|d| d == db || (d == "information_schema" && db.eq_ignore_ascii_case(d)))
+        {
+            return Err(KilnError::new(ErrorKind::ER_BAD_DB_ERROR, &[&db]));
+        }
+        self.database = Some(db.to_string());
+        self.changes.schema = Some(db.to_string());
+        self.changes.state_changed = true;
+        Ok(())
+    }
+
+    fn begin_statement(&mut self, keeps_diagnostics: bool) {
+        if !keeps_diagnostics {
+            self.diagnostics.clear();
+            self.diagnostics_total = 0;
+        }
+        self.statement_time_micros = kiln_common::time::unix_micros_now();
+        if self.interrupt.load(Ordering::Relaxed) == INTERRUPT_QUERY {
+            self.interrupt.store(INTERRUPT_NONE, Ordering::Relaxed);
+        }
+    }
+
+    /// Runs one parsed statement with bound parameters.
+    pub fn execute(&mut self, parsed: &Parsed, params: Vec<Value>) -> Result<Outcome> {
+        let keeps = matches!(
+            parsed.stmt,
+            Stmt::Show {
+                kind: ShowKind::Warnings
+                    | ShowKind::Errors
+                    | ShowKind::CountWarnings
+                    | ShowKind::CountErrors,
+                ..
+            }
+        );
+        self.begin_statement(keeps);
+        if params.len() != parsed.param_count {
+            return Err(KilnError::new(
+                ErrorKind::ER_WRONG_ARGUMENTS,
+                &[&"mysqld_stmt_execute"],
+            ));
+        }
+        self.params = params;
+        self.counters.questions += 1;
+        let com = com_name(&parsed.stmt);
+        *self.counters.com.entry(com).or_insert(0) += 1;
+        crate::status::record(com);
+        let r = self.dispatch(&parsed.stmt);
+        self.params.clear();
+        match &r {
+            Ok(Outcome::Ok { affected_rows, .. }) => self.row_count = *affected_rows as i64,
+            Ok(Outcome::Rows(rows)) => {
+                self.row_count = -1;
+                self.found_rows = rows.rows.len() as u64;
+            }
+            Err(e) => self.record_error(e),
+        }
+        r
+    }
+
+    fn dispatch(&mut self, stmt: &Stmt) -> Result<Outcome> {
+        match stmt {
+            Stmt::Select(s) => self.select(s),
+            Stmt::Do(exprs) => {
+                for e in exprs {
+                    eval(e, self)?;
+                }
+                Ok(Outcome::ok())
+            }
+            Stmt::Set(assignments) => self.set(assignments),
+            Stmt::SetNames { charset, collation } => {
+                self.set_names(charset.as_deref(), collation.as_deref())
+            }
+            Stmt::SetCharset(cs) => self.set_charset(cs.as_deref()),
+            Stmt::SetTransaction {
+                scope,
+                isolation,
+                access,
+            } => self.set_transaction(*scope, isolation.as_deref(), access.as_ref()),
+            Stmt::SetPassword { user, password } => {
+                let target = user.clone().unwrap_or(UserSpec {
+                    user: self.account.0.clone(),
+                    host: self.account.1.clone(),
+                });
+                let auth = AuthSpec {
+                    plugin: None,
+                    password: Some(password.clone()),
+                };
+                self.server.alter_user(&target, &auth, false)?;
+                Ok(Outcome::ok())
+            }
+            Stmt::Show {
+                kind,
+                scope,
+                filter,
+                limit,
+            } => crate::show::show(self, kind, *scope, filter.as_ref(), *limit),
+            Stmt::Use(db) => {
+                self.use_database(db)?;
+                Ok(Outcome::ok())
+            }
+            Stmt::Kill { id, query_only } => {
+                let v = eval(id, self)?;
+                let target = v.to_i64().unwrap_or(-1);
+                if target < 0 {
+                    return Err(KilnError::new(
+                        ErrorKind::ER_NO_SUCH_THREAD,
+                        &[&v.to_string()],
+                    ));
+                }
+                let user = self.account.0.clone();
+                self.server
+                    .kill(self.connection_id, &user, target as u64, *query_only)?;
+                Ok(Outcome::ok())
+            }
+            Stmt::Shutdown => {
+                self.require_admin("SHUTDOWN")?;
+                let user = self.user.clone();
+                self.server.shutdown(&user)?;
+                Ok(Outcome::ok())
+            }
+            Stmt::Begin { access, .. } => {
+                self.in_transaction = true;
+                self.tx_read_only = matches!(access, Some(TxAccess::ReadOnly));
+                Ok(Outcome::ok())
+            }
+            Stmt::Commit | Stmt::Rollback => {
+                self.in_transaction = false;
+                self.tx_read_only = false;
+                Ok(Outcome::ok())
+            }
+            Stmt::CreateUser {
+                if_not_exists,
+                users,
+            } => {
+                self.require_admin("CREATE USER")?;
+                for (u, a) in users {
+                    if let Some(d) = self.server.create_user(u, a, *if_not_exists)? {
+                        self.push_diagnostic(d.level, d.code, d.message);
+                    }
+                }
+                Ok(Outcome::ok())
+            }
+            Stmt::AlterUser { if_exists, users } => {
+                for (u, a) in users {
+                    let own = u.host == "%current%"
+                        || (u.user == self.account.0 && u.host == self.account.1);
+                    if !own {
+                        self.require_admin("CREATE USER")?;
+                    }
+                    let u = if u.host == "%current%" {
+                        UserSpec {
+                            user: self.account.0.clone(),
+                            host: self.account.1.clone(),
+                        }
+                    } else {
+                        u.clone()
+                    };
+                    if let Some(d) = self.server.alter_user(&u, a, *if_exists)? {
+                        self.push_diagnostic(d.level, d.code, d.message);
+                    }
+                }
+                Ok(Outcome::ok())
+            }
+            Stmt::DropUser { if_exists, users } => {
+                self.require_admin("CREATE USER")?;
+                for u in users {
+                    if let Some(d) = self.server.drop_user(u, *if_exists)? {
+                        self.push_diagnostic(d.level, d.code, d.message);
+                    }
+                }
+                Ok(Outcome::ok())
+            }
+            Stmt::NoOp(_) => Ok(Outcome::ok()),
+        }
+    }
+
+    fn require_admin(&self, privilege: &str) -> Result<()> {
+        if self.server.is_admin(&self.account.0, &self.account.1) {
+            Ok(())
+        } else {
+            Err(KilnError::new(
+                ErrorKind::ER_SPECIFIC_ACCESS_DENIED_ERROR,
+                &[&privilege],
+            ))
+        }
+    }
+
+    fn select(&mut self, s: &Select) -> Result<Outcome> {
+        if let Some(t) = &s.from {
+            let schema = match (&t.schema, &self.database) {
+                (Some(s), _) => s.clone(),
+                (None, Some(d)) => d.clone(),
+                (None, None) => return Err(ErrorKind::ER_NO_DB_ERROR.into()),
+            };
+            return Err(KilnError::new(
+                ErrorKind::ER_NO_SUCH_TABLE,
+                &[&schema, &t.name],
+            ));
+        }
+        let mut row = Vec::with_capacity(s.items.len());
+        for item in &s.items {
+            row.push(eval(&item.expr, self)?);
+        }
+        let mut keep = true;
+        if let Some(f) = &s.filter {
+            keep = eval(f, self)?.to_bool() == Some(true);
+        }
+        if let Some(l) = &s.limit
+            && eval(l, self)?.to_i64().unwrap_or(0) <= 0
+        {
+            keep = false;
+        }
+        let rows = if keep { vec![row] } else { Vec::new() };
+        let columns = s
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                if rows.is_empty() {
+                    crate::infer::column_for(&item.name, &item.expr)
+                } else {
+                    ColumnInfo::from_values(&item.name, rows.iter().map(|r| &r[i]))
+                }
+            })
+            .collect();
+        Ok(Outcome::Rows(Rows { columns, rows }))
+    }
+
+    fn set(&mut self, assignments: &[(SetTarget, SetValue)]) -> Result<Outcome> {
+        // MySQL evaluates all right-hand sides, then assigns; an error leaves nothing set.
+        let mut values = Vec::with_capacity(assignments.len());
+        for (_, v) in assignments {
+            values.push(match v {
+                SetValue::Default => None,
+                SetValue::Expr(e) => Some(eval(e, self)?),
+            });
+        }
+        for ((target, _), value) in assignments.iter().zip(values) {
+            match target {
+                SetTarget::User(name) => {
+                    if self.user_vars.len() >= USER_VARIABLES_MAX
+                        && !self.user_vars.contains_key(&name.to_lowercase())
+                    {
+                        return Err(ErrorKind::ER_OUT_OF_RESOURCES.into());
+                    }
+                    self.user_vars
+                        .insert(name.to_lowercase(), value.unwrap_or(Value::Null));
+                }
+                SetTarget::System { scope, name } => {
+                    self.set_system(*scope, name, value.as_ref())?
+                }
+            }
+        }
+        Ok(Outcome::ok())
+    }
+
+    /// Sets one system variable and records session tracking.
+    pub fn set_system(&mut self, scope: VarScope, name: &str, value: Option<&Value>) -> Result<()> {
+        let lname = name.to_ascii_lowercase();
+        if lname == "autocommit" && scope != VarScope::Global {
+            // Turning autocommit on commits an open transaction.
+            if let Some(v) = value
+                && is_truthy_setting(v)
+            {
+                self.in_transaction = false;
+            }
+        }
+        if scope == VarScope::Global {
+            self.require_admin("SUPER or SYSTEM_VARIABLES_ADMIN")?;
+        }
+        let warnings = self.vars.set(scope, &lname, value)?;
+        for w in warnings {
+            self.push_diagnostic(w.level, w.code, w.message);
+        }
+        if scope != VarScope::Global {
+            self.track(&lname);
+        }
+        Ok(())
+    }
+
+    fn track(&mut self, name: &str) {
+        let tracked = self
+            .vars
+            .display("session_track_system_variables")
+            .unwrap_or_default();
+        let all = tracked.trim() == "*";
+        if all
+            || tracked
+                .split(',')
+                .any(|t| t.trim().eq_ignore_ascii_case(name))
+        {
+            let value = self.vars.display(name).unwrap_or_default();
+            self.changes.system_variables.retain(|(n, _)| n != name);
+            self.changes
+                .system_variables
+                .push((name.to_string(), value));
+        }
+        self.changes.state_changed = true;
+    }
+
+    fn set_names(&mut self, charset: Option<&str>, collation: Option<&str>) -> Result<Outcome> {
+        let cs = match charset {
+            Some(c) => Value::Str(c.to_string()),
+            None => self.vars.get(VarScope::Global, "character_set_client")?,
+        };
+        for v in [
+            "character_set_client",
+            "character_set_results",
+            "character_set_connection",
+        ] {
+            self.set_system(VarScope::Session, v, Some(&cs))?;
+        }
+        if let Some(c) = collation {
+            self.set_system(
+                VarScope::Session,
+                "collation_connection",
+                Some(&Value::Str(c.to_string())),
+            )?;
+        }
+        Ok(Outcome::ok())
+    }
+
+    fn set_charset(&mut self, charset: Option<&str>) -> Result<Outcome> {
+        let cs = match charset {
+            Some(c) => Value::Str(c.to_string()),
+            None => self.vars.get(VarScope::Global, "character_set_client")?,
+        };
+        self.set_system(VarScope::Session, "character_set_client", Some(&cs))?;
+        self.set_system(VarScope::Session, "character_set_results", Some(&cs))?;
+        let db_cs = self.vars.get(VarScope::Session, "character_set_database")?;
+        self.set_system(VarScope::Session, "character_set_connection", Some(&db_cs))?;
+        Ok(Outcome::ok())
+    }
+
+    fn set_transaction(
+        &mut self,
+        scope: VarScope,
+        isolation: Option<&str>,
+        access: Option<&TxAccess>,
+    ) -> Result<Outcome> {
+        if scope == VarScope::Default && self.in_transaction {
+            return Err(ErrorKind::ER_CANT_CHANGE_TX_CHARACTERISTICS.into());
+        }
+        // Without a scope keyword MySQL applies the setting to the next transaction only;
+        // until transactions exist the session value stands in for it.
+        let scope = if scope == VarScope::Global {
+            VarScope::Global
+        } else {
+            VarScope::Session
+        };
+        if let Some(level) = isolation {
+            self.set_system(
+                scope,
+                "transaction_isolation",
+                Some(&Value::Str(level.to_string())),
+            )?;
+        }
+        if let Some(a) = access {
+            let v = Value::Int(matches!(a, TxAccess::ReadOnly) as i64);
+            self.set_system(scope, "transaction_read_only", Some(&v))?;
+        }
+        Ok(Outcome::ok())
+    }
+
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    pub fn diagnostics_total(&self) -> usize {
+        self.diagnostics_total
+    }
+}
+
+fn is_truthy_setting(v: &Value) -> bool {
+    match v {
+        Value::Str(s) => s.eq_ignore_ascii_case("on") || s.eq_ignore_ascii_case("true") || s == "1",
+        other => other.to_bool() == Some(true),
+    }
+}
+
+/// The Com_xxx counter a statement increments.
+pub fn com_name(stmt: &Stmt) -> &'static str {
+    match stmt {
+        Stmt::Select(_) => "select",
+        Stmt::Do(_) => "do",
+        Stmt::Set(_) | Stmt::SetCharset(_) | Stmt::SetTransaction { .. } => "set_option",
+        Stmt::SetNames { .. } => "set_option",
+        Stmt::SetPassword { .. } => "alter_user",
+        Stmt::Show { kind, .. } => match kind {
+            ShowKind::Variables => "show_variables",
+            ShowKind::Status => "show_status",
+            ShowKind::Warnings | ShowKind::CountWarnings => "show_warnings",
+            ShowKind::Errors | ShowKind::CountErrors => "show_errors",
+            ShowKind::Databases => "show_databases",
+            ShowKind::Processlist { .. } => "show_processlist",
+            ShowKind::Engines => "show_storage_engines",
+            ShowKind::Charset => "show_charsets",
+            ShowKind::Collation => "show_collations",
+            ShowKind::Grants(_) => "show_grants",
+        },
+        Stmt::Use(_) => "change_db",
+        Stmt::Kill { .. } => "kill",
+        Stmt::Shutdown => "shutdown",
+        Stmt::Begin { .. } => "begin",
+        Stmt::Commit => "commit",
+        Stmt::Rollback => "rollback",
+        Stmt::CreateUser { .. } => "create_user",
+        Stmt::AlterUser { .. } => "alter_user",
+        Stmt::DropUser { .. } => "drop_user",
+        Stmt::NoOp(n) => n,
+    }
+}
+
+impl Env for Session {
+    fn param(&self, index: usize) -> Result<Value> {
+        self.params
+            .get(index)
+            .cloned()
+            .ok_or_else(|| KilnError::new(ErrorKind::ER_WRONG_ARGUMENTS, &[&"EXECUTE"]))
+    }
+
+    fn sysvar(&self, scope: VarScope, name: &str) -> Result<Value> {
+        match name.to_ascii_lowercase().as_str() {
+            "warning_count" => return Ok(Value::UInt(self.diagnostics_total as u64)),
+            "error_count" => {
+                return Ok(Value::UInt(
+                    self.diagnostics
+                        .iter()
+                        .filter(|d| d.level == Level::Error)
+                        .count() as u64,
+                ));
+            }
+            "last_insert_id" | "identity" => return Ok(Value::UInt(self.last_insert_id)),
+            _ => {}
+        }
+        self.vars.get(scope, name)
+    }
+
+    fn user_var(&self, name: &str) -> Value {
+        self.user_vars
+            .get(&name.to_lowercase())
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
+    fn set_user_var(&mut self, name: &str, value: Value) {
+        if self.user_vars.len() < USER_VARIABLES_MAX
+            || self.user_vars.contains_key(&name.to_lowercase())
+        {
+            self.user_vars.insert(name.to_lowercase(), value);
+        }
+    }
+
+    fn warn(&mut self, level: Level, code: u16, message: String) {
+        self.push_diagnostic(level, code, message);
+    }
+
+    fn connection_id(&self) -> u64 {
+        self.connection_id
+    }
+
+    fn database(&self) -> Option<String> {
+        self.database.clone()
+    }
+
+    fn user(&self) -> String {
+        format!("{}@{}", self.user, self.host)
+    }
+
+    fn current_user(&self) -> String {
+        format!("{}@{}", self.account.0, self.account.1)
+    }
+
+    fn last_insert_id(&self) -> u64 {
+        self.last_insert_id
+    }
+
+    fn set_last_insert_id(&mut self, id: u64) {
+        self.last_insert_id = id;
+    }
+
+    fn row_count(&self) -> i64 {
+        self.row_count
+    }
+
+    fn found_rows(&self) -> u64 {
+        self.found_rows
+    }
+
+    fn server_version(&self) -> String {
+        self.server.server_version()
+    }
+
+    fn statement_time_micros(&self) -> i64 {
+        self.statement_time_micros
+    }
+
+    fn sleep_interruptible(&mut self, seconds: f64) -> bool {
+        let deadline =
+            std::time::Instant::now() + std::time::Duration::from_secs_f64(seconds.min(1e7));
+        loop {
+            if self.interrupt.load(Ordering::Relaxed) != INTERRUPT_NONE {
+                return true;
+            }
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            std::thread::sleep((deadline - now).min(std::time::Duration::from_millis(10)));
+        }
+    }
+
+    fn div_precision_increment(&self) -> u32 {
+        self.vars
+            .get(VarScope::Session, "div_precision_increment")
+            .ok()
+            .and_then(|v| v.to_i64())
+            .unwrap_or(4)
+            .clamp(0, 30) as u32
+    }
+}
