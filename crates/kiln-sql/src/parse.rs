@@ -447,6 +447,19 @@ impl<'a> Parser<'a> {
         let mut items = Vec::new();
         loop {
             let start = self.peek().start;
+            if self.eat_op("*") {
+                items.push(SelectItem {
+                    expr: Expr::Column {
+                        qualifier: None,
+                        name: "*".into(),
+                    },
+                    name: "*".into(),
+                });
+                if !self.eat_op(",") {
+                    break;
+                }
+                continue;
+            }
             let expr = self.expr()?;
             let end = self.toks[self.pos - 1].end;
             let name = if self.eat_kw("AS")
@@ -481,6 +494,25 @@ impl<'a> Parser<'a> {
                     }
                 });
             }
+        }
+        if from.is_some() {
+            // Table queries arrive with the SQL engine; until then every table is
+            // unknown, so the rest of the statement only needs to be skipped.
+            let mut depth = 0usize;
+            while !self.at_eof() && !(depth == 0 && (self.is_op(";") || self.is_op(")"))) {
+                if self.is_op("(") {
+                    depth += 1;
+                } else if self.is_op(")") {
+                    depth -= 1;
+                }
+                self.bump();
+            }
+            return Ok(Select {
+                items,
+                from,
+                filter: None,
+                limit: None,
+            });
         }
         let filter = if self.eat_kw("WHERE") {
             Some(self.expr()?)

@@ -442,6 +442,12 @@ impl Session {
                 &[&schema, &t.name],
             ));
         }
+        if s.items
+            .iter()
+            .any(|i| matches!(&i.expr, Expr::Column { name, .. } if name == "*"))
+        {
+            return Err(ErrorKind::ER_NO_TABLES_USED.into());
+        }
         let mut row = Vec::with_capacity(s.items.len());
         for item in &s.items {
             row.push(eval(&item.expr, self)?);
