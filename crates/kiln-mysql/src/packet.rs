@@ -62,6 +62,11 @@ impl PacketDecoder {
         self.max_packet_bytes
     }
 
+    /// Whether a logical packet is partly assembled (its first frame was consumed).
+    pub fn in_progress(&self) -> bool {
+        self.partial.is_some()
+    }
+
     /// Bytes the decoder still needs before it can make progress (a hint for readers).
     pub fn needs_bytes(&self, buf: &BytesMut) -> usize {
         if buf.len() < HEADER_BYTES {
