@@ -43,7 +43,9 @@ fn slot() -> usize {
 
 impl ShardedCounter {
     pub const fn new() -> ShardedCounter {
-        ShardedCounter { shards: [const { Shard(AtomicU64::new(0)) }; SHARDS] }
+        ShardedCounter {
+            shards: [const { Shard(AtomicU64::new(0)) }; SHARDS],
+        }
     }
 
     #[inline]
@@ -64,7 +66,9 @@ impl ShardedCounter {
     }
 
     pub fn get(&self) -> u64 {
-        self.shards.iter().fold(0u64, |acc, s| acc.wrapping_add(s.0.load(Ordering::Relaxed)))
+        self.shards
+            .iter()
+            .fold(0u64, |acc, s| acc.wrapping_add(s.0.load(Ordering::Relaxed)))
     }
 }
 

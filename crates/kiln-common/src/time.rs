@@ -32,7 +32,11 @@ pub fn civil_from_days(days: i64) -> (i32, u32, u32) {
 
 /// (year, month, day) to days since 1970-01-01.
 pub fn days_from_civil(year: i32, month: u32, day: u32) -> i64 {
-    let y = if month <= 2 { year as i64 - 1 } else { year as i64 };
+    let y = if month <= 2 {
+        year as i64 - 1
+    } else {
+        year as i64
+    };
     let era = y.div_euclid(400);
     let yoe = y.rem_euclid(400);
     let m = month as i64;
@@ -49,7 +53,15 @@ impl CivilTime {
         let days = secs.div_euclid(86_400);
         let sod = secs.rem_euclid(86_400) as u32;
         let (year, month, day) = civil_from_days(days);
-        CivilTime { year, month, day, hour: sod / 3600, minute: sod / 60 % 60, second: sod % 60, micros }
+        CivilTime {
+            year,
+            month,
+            day,
+            hour: sod / 3600,
+            minute: sod / 60 % 60,
+            second: sod % 60,
+            micros,
+        }
     }
 
     pub fn now_utc() -> CivilTime {
@@ -74,7 +86,10 @@ impl CivilTime {
 }
 
 pub fn unix_micros_now() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -1,0 +1,584 @@
+//! The command phase: read a command packet, run it, answer, repeat — until
+//! COM_QUIT, a KILL, the peer leaving, a protocol violation or `wait_timeout`.
+//!
+//! Protocol violations that leave the stream unusable (oversize packet, sequence
+//! error) get an ERR packet and close the connection, as MySQL does; malformed
+//! command bodies get an ERR and the connection goes on.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use kiln_common::{ErrorKind, KilnError};
+use kiln_mysql::command::{Command, parse_command};
+use kiln_mysql::consts::{cap, status};
+use kiln_mysql::handshake::parse_change_user;
+use kiln_mysql::response::{OkPacket, SessionChanges};
+use kiln_mysql::stmt::{ParamType, parse_execute_params, put_prepare_ok};
+use kiln_sql::parse::Parsed;
+use kiln_sql::result::{ColumnInfo, Outcome};
+use kiln_sql::session::{INTERRUPT_CONNECTION, Session};
+use kiln_sql::value::Value;
+
+use super::Peer;
+use super::encode;
+use super::io::{PacketIo, ReadError};
+use crate::errlog;
+use crate::server::{ConnShared, Server};
+
+/// A prepared statement held by a connection.
+pub struct Prepared {
+    pub parsed: Arc<Parsed>,
+    pub columns: Vec<ColumnInfo>,
+    /// Parameter types bound by the last execution (reused when the client omits them).
+    pub types: Vec<ParamType>,
+    /// Data sent by COM_STMT_SEND_LONG_DATA, per parameter.
+    pub long_data: Vec<Option<Vec<u8>>>,
+}
+
+/// An authenticated connection's state.
+pub struct Conn {
+    pub session: Session,
+    pub caps: u32,
+    pub shared: Option<Arc<ConnShared>>,
+    pub stmts: HashMap<u32, Prepared>,
+    pub next_stmt_id: u32,
+    pub scramble: [u8; 20],
+    pub peer: Peer,
+    pub secure: bool,
+}
+
+enum Flow {
+    Continue,
+    Close,
+}
+
+pub fn run(server: &'static Server, io: &mut PacketIo, conn: &mut Conn) {
+    loop {
+        if conn.session.interrupt.load(Ordering::Relaxed) == INTERRUPT_CONNECTION
+            || server.is_shutting_down()
+        {
+            return;
+        }
+        set_state(conn, "Sleep", None);
+        let wait = server
+            .globals
+            .u64_session(&*conn.session.vars, "wait_timeout")
+            .unwrap_or(28_800)
+            .max(1);
+        let _ = io
+            .socket()
+            .set_read_timeout(Some(Duration::from_secs(wait)));
+        io.seq = 0;
+        let packet = match io.read_packet() {
+            Ok(p) => p,
+            Err(ReadError::Closed) => {
+                server.stats.aborted_clients.inc();
+                return;
+            }
+            Err(ReadError::Timeout) => {
+                server.stats.aborted_clients.inc();
+                note(conn, "Got timeout reading communication packets");
+                return;
+            }
+            Err(ReadError::TooLarge) => {
+                send_error(io, conn, &ErrorKind::ER_NET_PACKET_TOO_LARGE.into());
+                io.discard_input(1 << 30, Duration::from_secs(2));
+                server.stats.aborted_clients.inc();
+                note(conn, "Got a packet bigger than 'max_allowed_packet' bytes");
+                return;
+            }
+            Err(ReadError::OutOfOrder) => {
+                send_error(io, conn, &ErrorKind::ER_NET_PACKETS_OUT_OF_ORDER.into());
+                let _ = io.flush();
+                server.stats.aborted_clients.inc();
+                note(conn, "Got packets out of order");
+                return;
+            }
+            Err(ReadError::Truncated) | Err(ReadError::Io(_)) => {
+                server.stats.aborted_clients.inc();
+                if conn.session.interrupt.load(Ordering::Relaxed) != INTERRUPT_CONNECTION
+                    && !server.is_shutting_down()
+                {
+                    note(conn, "Got an error reading communication packets");
+                }
+                return;
+            }
+        };
+        let _ = io.socket().set_read_timeout(Some(Duration::from_secs(
+            server.globals.u64("net_read_timeout").unwrap_or(30).max(1),
+        )));
+        server.stats.threads_running.inc();
+        let flow = dispatch(server, io, conn, &packet.payload);
+        server.stats.threads_running.sub(1);
+        if io.flush().is_err() {
+            server.stats.aborted_clients.inc();
+            return;
+        }
+        if matches!(flow, Flow::Close) {
+            return;
+        }
+    }
+}
+
+fn note(conn: &Conn, what: &str) {
+    errlog::log(
+        errlog::Severity::Note,
+        conn.session.connection_id,
+        &format!(
+            "Aborted connection {} to db: '{}' user: '{}' host: '{}' ({what}).",
+            conn.session.connection_id,
+            conn.session.database.as_deref().unwrap_or("unconnected"),
+            conn.session.user,
+            conn.peer.host
+        ),
+    );
+}
+
+fn set_state(conn: &Conn, command: &'static str, info: Option<&str>) {
+    if let Some(s) = &conn.shared {
+        let mut st = s.state.lock();
+        st.command = command;
+        st.since = Instant::now();
+        st.info = info.map(|i| i.chars().take(1024).collect());
+        st.db = conn.session.database.clone();
+    }
+}
+
+fn status_flags(conn: &Conn) -> u16 {
+    let autocommit = conn
+        .session
+        .vars
+        .display("autocommit")
+        .is_none_or(|v| v == "ON");
+    encode::status_flags(
+        conn.session.in_transaction,
+        autocommit,
+        conn.session.tx_read_only,
+    )
+}
+
+fn send_error(io: &mut PacketIo, _conn: &Conn, e: &KilnError) {
+    encode::write_err(io, e.code, &e.sqlstate, &e.message);
+}
+
+fn send_ok(
+    io: &mut PacketIo,
+    conn: &mut Conn,
+    affected_rows: u64,
+    last_insert_id: u64,
+    info: &str,
+    more: bool,
+) {
+    let tracked = conn.session.take_changes();
+    let changes = SessionChanges {
+        system_variables: tracked.system_variables,
+        schema: tracked.schema,
+        state_changed: tracked.state_changed
+            && conn
+                .session
+                .vars
+                .display("session_track_state_change")
+                .is_some_and(|v| v == "ON"),
+    };
+    let mut st = status_flags(conn);
+    if more {
+        st |= status::MORE_RESULTS_EXISTS;
+    }
+    let ok = OkPacket {
+        affected_rows,
+        last_insert_id,
+        status: st,
+        warnings: conn.session.warning_count(),
+        info,
+        changes: Some(&changes),
+    };
+    encode::write_ok(io, conn.caps, &ok);
+}
+
+fn send_outcome(
+    io: &mut PacketIo,
+    conn: &mut Conn,
+    outcome: &Outcome,
+    binary: bool,
+    more: bool,
+) -> std::io::Result<()> {
+    match outcome {
+        Outcome::Ok {
+            affected_rows,
+            last_insert_id,
+            info,
+        } => {
+            send_ok(io, conn, *affected_rows, *last_insert_id, info, more);
+            Ok(())
+        }
+        Outcome::Rows(rows) => {
+            let mut st = status_flags(conn);
+            if more {
+                st |= status::MORE_RESULTS_EXISTS;
+            }
+            encode::write_rows(
+                io,
+                conn.caps,
+                rows,
+                binary,
+                conn.session.warning_count(),
+                st,
+            )
+        }
+    }
+}
+
+fn dispatch(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, payload: &[u8]) -> Flow {
+    let cmd = match parse_command(payload) {
+        Ok(c) => c,
+        Err(_) => {
+            send_error(io, conn, &malformed());
+            return Flow::Continue;
+        }
+    };
+    match cmd {
+        Command::Quit => return Flow::Close,
+        Command::Ping => send_ok(io, conn, 0, 0, "", false),
+        Command::Query(sql) => return query(server, io, conn, sql),
+        Command::InitDb(db) => {
+            let db = String::from_utf8_lossy(db).into_owned();
+            set_state(conn, "Init DB", None);
+            kiln_sql::status::record_com_only("change_db");
+            match conn.session.use_database(&db) {
+                Ok(()) => send_ok(io, conn, 0, 0, "", false),
+                Err(e) => send_error(io, conn, &e),
+            }
+        }
+        Command::FieldList { table, .. } => {
+            let table = String::from_utf8_lossy(table).into_owned();
+            let e = match &conn.session.database {
+                None => KilnError::from(ErrorKind::ER_NO_DB_ERROR),
+                Some(db) => KilnError::new(ErrorKind::ER_NO_SUCH_TABLE, &[db, &table]),
+            };
+            send_error(io, conn, &e);
+        }
+        Command::Statistics => {
+            let s = format!(
+                "Uptime: {}  Threads: {}  Questions: {}  Slow queries: 0  Opens: 0  Flush tables: 1  Open tables: 0  Queries per second avg: {:.3}",
+                server.uptime_secs(),
+                server.connection_count(),
+                kiln_sql::status::QUESTIONS.get(),
+                kiln_sql::status::QUESTIONS.get() as f64 / server.uptime_secs().max(1) as f64
+            );
+            encode::write_raw(io, &s);
+        }
+        Command::ProcessInfo => {
+            let parsed = conn.session.parse("SHOW PROCESSLIST");
+            match parsed.and_then(|p| conn.session.execute(&p[0].0, Vec::new())) {
+                Ok(o) => {
+                    let _ = send_outcome(io, conn, &o, false, false);
+                }
+                Err(e) => send_error(io, conn, &e),
+            }
+        }
+        Command::ProcessKill(id) => {
+            let by = conn.session.account.0.clone();
+            match kiln_sql::session::ServerHooks::kill(
+                server,
+                conn.session.connection_id,
+                &by,
+                id as u64,
+                false,
+            ) {
+                Ok(()) => send_ok(io, conn, 0, 0, "", false),
+                Err(e) => send_error(io, conn, &e),
+            }
+            if id as u64 == conn.session.connection_id {
+                return Flow::Close;
+            }
+        }
+        Command::ChangeUser(body) => return change_user(server, io, conn, body),
+        Command::ResetConnection => {
+            conn.session.reset();
+            conn.stmts.clear();
+            send_ok(io, conn, 0, 0, "", false);
+        }
+        Command::SetOption(opt) => match opt {
+            0 => {
+                conn.caps |= cap::MULTI_STATEMENTS;
+                encode::write_end(io, conn.caps, 0, status_flags(conn), None);
+            }
+            1 => {
+                conn.caps &= !cap::MULTI_STATEMENTS;
+                encode::write_end(io, conn.caps, 0, status_flags(conn), None);
+            }
+            _ => send_error(io, conn, &KilnError::from(ErrorKind::ER_UNKNOWN_COM_ERROR)),
+        },
+        Command::Debug => encode::write_end(io, conn.caps, 0, status_flags(conn), None),
+        Command::Shutdown => {
+            if kiln_sql::session::ServerHooks::is_admin(
+                server,
+                &conn.session.account.0,
+                &conn.session.account.1,
+            ) {
+                let _ = kiln_sql::session::ServerHooks::shutdown(server, &conn.session.user);
+                encode::write_end(io, conn.caps, 0, status_flags(conn), None);
+            } else {
+                send_error(
+                    io,
+                    conn,
+                    &KilnError::new(ErrorKind::ER_SPECIFIC_ACCESS_DENIED_ERROR, &[&"SHUTDOWN"]),
+                );
+            }
+        }
+        Command::StmtPrepare(sql) => prepare(io, conn, sql),
+        Command::StmtExecute { statement_id, body } => execute(io, conn, statement_id, body),
+        Command::StmtSendLongData {
+            statement_id,
+            param_id,
+            data,
+        } => {
+            kiln_sql::status::record_com_only("stmt_send_long_data");
+            // No response, even on error (the error is reported at execute).
+            let limit = server.globals.u64("max_allowed_packet").unwrap_or(64 << 20) as usize;
+            if let Some(st) = conn.stmts.get_mut(&statement_id)
+                && let Some(slot) = st.long_data.get_mut(param_id as usize)
+            {
+                let buf = slot.get_or_insert_with(Vec::new);
+                if buf.len() + data.len() <= limit {
+                    buf.extend_from_slice(data);
+                }
+            }
+        }
+        Command::StmtClose(id) => {
+            kiln_sql::status::record_com_only("stmt_close");
+            conn.stmts.remove(&id);
+        }
+        Command::StmtReset(id) => {
+            kiln_sql::status::record_com_only("stmt_reset");
+            match conn.stmts.get_mut(&id) {
+                Some(st) => {
+                    st.long_data.iter_mut().for_each(|d| *d = None);
+                    send_ok(io, conn, 0, 0, "", false);
+                }
+                None => send_error(io, conn, &unknown_stmt(id, "mysqld_stmt_reset")),
+            }
+        }
+        Command::StmtFetch { statement_id, .. } => {
+            kiln_sql::status::record_com_only("stmt_fetch");
+            send_error(io, conn, &unknown_stmt(statement_id, "mysqld_stmt_fetch"));
+        }
+        Command::Unsupported(_) => {
+            send_error(io, conn, &KilnError::from(ErrorKind::ER_UNKNOWN_COM_ERROR))
+        }
+    }
+    Flow::Continue
+}
+
+fn malformed() -> KilnError {
+    let mut e = KilnError::with_message(
+        ErrorKind::ER_UNKNOWN_ERROR,
+        "Malformed communication packet.",
+    );
+    e.code = 1835;
+    e
+}
+
+fn unknown_stmt(id: u32, func: &str) -> KilnError {
+    KilnError::new(ErrorKind::ER_UNKNOWN_STMT_HANDLER, &[&id, &func])
+}
+
+fn query(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, sql: &[u8]) -> Flow {
+    let text = match std::str::from_utf8(sql) {
+        Ok(s) => s.to_string(),
+        Err(_) => String::from_utf8_lossy(sql).into_owned(),
+    };
+    set_state(conn, "Query", Some(&text));
+    let statements = match conn.session.parse(&text) {
+        Ok(s) => s,
+        Err(e) => {
+            kiln_sql::status::QUESTIONS.inc();
+            conn.session.counters.questions += 1;
+            conn.session.record_error(&e);
+            send_error(io, conn, &e);
+            return Flow::Continue;
+        }
+    };
+    if statements.len() > 1 && conn.caps & cap::MULTI_STATEMENTS == 0 {
+        // Without CLIENT_MULTI_STATEMENTS the text is one statement: the ';' is a syntax error.
+        let second = statements[1].1;
+        let at = second.as_ptr() as usize - text.as_ptr() as usize;
+        let semicolon = text[..at].rfind(';').unwrap_or(at);
+        let e = kiln_sql::parse::syntax_error_at(&text, semicolon);
+        conn.session.record_error(&e);
+        send_error(io, conn, &e);
+        return Flow::Continue;
+    }
+    let n = statements.len();
+    for (i, (parsed, _src)) in statements.iter().enumerate() {
+        let more = i + 1 < n;
+        match conn.session.execute(parsed, Vec::new()) {
+            Ok(outcome) => {
+                if send_outcome(io, conn, &outcome, false, more).is_err() {
+                    return Flow::Close;
+                }
+            }
+            Err(e) => {
+                send_error(io, conn, &e);
+                break;
+            }
+        }
+        if conn.session.interrupt.load(Ordering::Relaxed) == INTERRUPT_CONNECTION {
+            return Flow::Close;
+        }
+    }
+    let _ = server;
+    Flow::Continue
+}
+
+fn prepare(io: &mut PacketIo, conn: &mut Conn, sql: &[u8]) {
+    kiln_sql::status::record_com_only("stmt_prepare");
+    let text = String::from_utf8_lossy(sql).into_owned();
+    set_state(conn, "Prepare", Some(&text));
+    if conn.stmts.len() >= kiln_common::limits::PREPARED_STMTS_PER_SESSION_MAX {
+        let e = KilnError::new(
+            ErrorKind::ER_MAX_PREPARED_STMT_COUNT_REACHED,
+            &[&kiln_common::limits::PREPARED_STMTS_PER_SESSION_MAX],
+        );
+        send_error(io, conn, &e);
+        return;
+    }
+    let (parsed, columns) = match conn.session.prepare(&text) {
+        Ok(p) => p,
+        Err(e) => {
+            conn.session.record_error(&e);
+            send_error(io, conn, &e);
+            return;
+        }
+    };
+    let id = conn.next_stmt_id;
+    conn.next_stmt_id = conn.next_stmt_id.wrapping_add(1).max(1);
+    let params = parsed.param_count;
+    let s = io.begin();
+    put_prepare_ok(&mut io.wbuf, id, columns.len() as u16, params as u16, 0);
+    io.finish(s);
+    if params > 0 {
+        let defs: Vec<ColumnInfo> = (0..params)
+            .map(|_| ColumnInfo::new("?", kiln_sql::result::ColumnKind::VarString))
+            .collect();
+        encode::write_columns(io, conn.caps, &defs, status_flags(conn));
+    }
+    if !columns.is_empty() {
+        encode::write_columns(io, conn.caps, &columns, status_flags(conn));
+    }
+    conn.stmts.insert(
+        id,
+        Prepared {
+            parsed: Arc::new(parsed),
+            columns,
+            types: Vec::new(),
+            long_data: vec![None; params],
+        },
+    );
+}
+
+fn execute(io: &mut PacketIo, conn: &mut Conn, id: u32, body: &[u8]) {
+    kiln_sql::status::record_com_only("stmt_execute");
+    let Some(st) = conn.stmts.get_mut(&id) else {
+        send_error(io, conn, &unknown_stmt(id, "mysqld_stmt_execute"));
+        return;
+    };
+    let long: Vec<bool> = st.long_data.iter().map(Option::is_some).collect();
+    let raw = match parse_execute_params(body, st.parsed.param_count, &mut st.types, &long) {
+        Ok(v) => v,
+        Err(_) => {
+            send_error(io, conn, &malformed());
+            return;
+        }
+    };
+    let mut params = Vec::with_capacity(raw.len());
+    for (i, p) in raw.into_iter().enumerate() {
+        params.push(match p {
+            Some(b) => encode::param_value(b),
+            None => {
+                let data = st.long_data[i].take().unwrap_or_default();
+                match String::from_utf8(data) {
+                    Ok(s) => Value::Str(s),
+                    Err(e) => Value::Bytes(e.into_bytes()),
+                }
+            }
+        });
+    }
+    let parsed = st.parsed.clone();
+    set_state(conn, "Execute", None);
+    match conn.session.execute(&parsed, params) {
+        Ok(outcome) => {
+            let _ = send_outcome(io, conn, &outcome, true, false);
+        }
+        Err(e) => send_error(io, conn, &e),
+    }
+}
+
+fn change_user(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, body: &[u8]) -> Flow {
+    let cu = match parse_change_user(body, conn.caps) {
+        Ok(c) => c,
+        Err(_) => {
+            send_error(io, conn, &malformed());
+            return Flow::Close;
+        }
+    };
+    let user = String::from_utf8_lossy(&cu.user).into_owned();
+    let client_plugin = cu
+        .auth_plugin
+        .clone()
+        .unwrap_or_else(|| crate::accounts::NATIVE.to_string());
+    let account = server
+        .accounts
+        .find(&user, &conn.peer.host, conn.peer.ip.as_deref());
+    let used_password = !cu.auth_response.is_empty();
+    let scramble = conn.scramble;
+    let res = super::auth::authenticate(
+        server,
+        io,
+        conn.caps,
+        &scramble,
+        account.as_ref(),
+        &client_plugin,
+        cu.auth_response.clone(),
+        conn.secure,
+    );
+    match res {
+        Ok(Some(acct)) => {
+            conn.session.reset();
+            conn.stmts.clear();
+            conn.session.user = user;
+            conn.session.account = (acct.user, acct.host);
+            conn.session.database = None;
+            if let Some(c) = cu.collation_id {
+                super::auth::apply_client_charset(&mut conn.session, c as u8);
+            }
+            if let Some(db) = cu.database {
+                let db = String::from_utf8_lossy(&db).into_owned();
+                if let Err(e) = conn.session.use_database(&db) {
+                    send_error(io, conn, &e);
+                    return Flow::Continue;
+                }
+            }
+            if let Some(s) = &conn.shared {
+                s.state.lock().user = conn.session.user.clone();
+            }
+            send_ok(io, conn, 0, 0, "", false);
+            Flow::Continue
+        }
+        Ok(None) => {
+            let e = KilnError::new(
+                ErrorKind::ER_ACCESS_DENIED_ERROR,
+                &[
+                    &user,
+                    &conn.peer.host,
+                    &if used_password { "YES" } else { "NO" },
+                ],
+            );
+            send_error(io, conn, &e);
+            Flow::Close
+        }
+        Err(_) => Flow::Close,
+    }
+}

@@ -1,0 +1,236 @@
+//! Results to packets: kiln-sql's `Outcome`/`ColumnInfo`/`Value` mapped onto the
+//! protocol's OK packets, column definitions and text or binary rows.
+
+use bytes::BufMut;
+use kiln_mysql::consts::{ColumnType, cap, charset, colflag, status};
+use kiln_mysql::response::{OkPacket, SessionChanges, put_eof, put_err, put_ok};
+use kiln_mysql::resultset::{
+    BinaryValue, Column, put_binary_row, put_column_count, put_column_definition, put_text_row,
+};
+use kiln_sql::result::{ColumnInfo, ColumnKind, Rows};
+use kiln_sql::value::Value;
+
+use super::io::PacketIo;
+
+pub fn column_type(kind: ColumnKind) -> ColumnType {
+    match kind {
+        ColumnKind::Null => ColumnType::Null,
+        ColumnKind::LongLong => ColumnType::LongLong,
+        ColumnKind::Long => ColumnType::Long,
+        ColumnKind::Double => ColumnType::Double,
+        ColumnKind::NewDecimal => ColumnType::NewDecimal,
+        ColumnKind::VarString => ColumnType::VarString,
+        ColumnKind::Blob => ColumnType::Blob,
+    }
+}
+
+pub fn column(c: &ColumnInfo) -> Column {
+    let numeric = matches!(
+        c.kind,
+        ColumnKind::LongLong | ColumnKind::Long | ColumnKind::Double | ColumnKind::NewDecimal
+    );
+    let mut flags = 0u16;
+    if c.not_null {
+        flags |= colflag::NOT_NULL;
+    }
+    if c.unsigned {
+        flags |= colflag::UNSIGNED;
+    }
+    if c.binary {
+        flags |= colflag::BINARY;
+    }
+    if numeric {
+        flags |= colflag::NUM;
+    }
+    if c.kind == ColumnKind::Blob {
+        flags |= colflag::BLOB;
+    }
+    let (collation_id, length) = if c.binary || c.kind == ColumnKind::Null {
+        (charset::BINARY, c.length_chars)
+    } else {
+        (
+            charset::UTF8MB4_0900_AI_CI,
+            c.length_chars.saturating_mul(4),
+        )
+    };
+    Column {
+        schema: c.schema.clone(),
+        table: c.table.clone(),
+        org_table: c.table.clone(),
+        name: c.name.clone(),
+        org_name: c.org_name.clone(),
+        collation_id,
+        length,
+        column_type: column_type(c.kind),
+        flags,
+        decimals: c.decimals,
+    }
+}
+
+pub fn write_ok(io: &mut PacketIo, caps: u32, ok: &OkPacket<'_>) {
+    let s = io.begin();
+    put_ok(&mut io.wbuf, ok, 0x00, caps);
+    io.finish(s);
+}
+
+pub fn write_err(io: &mut PacketIo, code: u16, sqlstate: &[u8; 5], message: &str) {
+    let s = io.begin();
+    put_err(&mut io.wbuf, code, sqlstate, message);
+    io.finish(s);
+}
+
+/// The packet ending a result set (or column list): EOF, or OK with header 0xFE when
+/// the client negotiated CLIENT_DEPRECATE_EOF.
+pub fn write_end(
+    io: &mut PacketIo,
+    caps: u32,
+    warnings: u16,
+    status_flags: u16,
+    changes: Option<&SessionChanges>,
+) {
+    let s = io.begin();
+    if caps & cap::DEPRECATE_EOF != 0 {
+        let ok = OkPacket {
+            status: status_flags,
+            warnings,
+            changes,
+            ..Default::default()
+        };
+        put_ok(&mut io.wbuf, &ok, 0xFE, caps);
+    } else {
+        put_eof(&mut io.wbuf, warnings, status_flags);
+    }
+    io.finish(s);
+}
+
+/// Column definitions plus, without DEPRECATE_EOF, their closing EOF.
+pub fn write_columns(io: &mut PacketIo, caps: u32, columns: &[ColumnInfo], status_flags: u16) {
+    for c in columns {
+        let s = io.begin();
+        put_column_definition(&mut io.wbuf, &column(c));
+        io.finish(s);
+    }
+    if caps & cap::DEPRECATE_EOF == 0 {
+        let s = io.begin();
+        put_eof(&mut io.wbuf, 0, status_flags);
+        io.finish(s);
+    }
+}
+
+/// A whole result set. `binary` selects the binary row format (COM_STMT_EXECUTE).
+pub fn write_rows(
+    io: &mut PacketIo,
+    caps: u32,
+    rows: &Rows,
+    binary: bool,
+    warnings: u16,
+    status_flags: u16,
+) -> std::io::Result<()> {
+    let s = io.begin();
+    put_column_count(&mut io.wbuf, rows.columns.len());
+    io.finish(s);
+    write_columns(io, caps, &rows.columns, status_flags);
+    let types: Vec<ColumnType> = rows.columns.iter().map(|c| column_type(c.kind)).collect();
+    let mut texts: Vec<Option<Vec<u8>>> = Vec::with_capacity(rows.columns.len());
+    let mut bins: Vec<BinaryValue> = Vec::with_capacity(rows.columns.len());
+    for row in &rows.rows {
+        let s = io.begin();
+        if binary {
+            bins.clear();
+            bins.extend(row.iter().zip(&types).map(|(v, t)| binary_value(v, *t)));
+            put_binary_row(&mut io.wbuf, &types, &bins);
+        } else {
+            texts.clear();
+            texts.extend(row.iter().map(Value::to_text));
+            put_text_row(&mut io.wbuf, texts.iter().map(|t| t.as_deref()));
+        }
+        io.finish(s);
+        io.flush_if_large()?;
+    }
+    write_end(io, caps, warnings, status_flags, None);
+    Ok(())
+}
+
+fn binary_value(v: &Value, t: ColumnType) -> BinaryValue {
+    match (v, t) {
+        (Value::Null, _) => BinaryValue::Null,
+        (Value::Int(i), ColumnType::LongLong | ColumnType::Long) => BinaryValue::Int(*i),
+        (Value::UInt(u), ColumnType::LongLong | ColumnType::Long) => BinaryValue::UInt(*u),
+        (v, ColumnType::LongLong | ColumnType::Long) => BinaryValue::Int(v.to_i64().unwrap_or(0)),
+        (v, ColumnType::Double) => BinaryValue::Double(v.to_f64().unwrap_or(0.0)),
+        (v, _) => BinaryValue::Bytes(v.to_text().unwrap_or_default()),
+    }
+}
+
+/// A binary-protocol parameter as a SQL value.
+pub fn param_value(b: BinaryValue) -> Value {
+    match b {
+        BinaryValue::Null => Value::Null,
+        BinaryValue::Int(i) => Value::Int(i),
+        BinaryValue::UInt(u) => Value::UInt(u),
+        BinaryValue::Float(f) => Value::Double(f as f64),
+        BinaryValue::Double(d) => Value::Double(d),
+        BinaryValue::Bytes(b) => match String::from_utf8(b) {
+            Ok(s) => Value::Str(s),
+            Err(e) => Value::Bytes(e.into_bytes()),
+        },
+        BinaryValue::DateTime {
+            year,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+            micros,
+        } => {
+            let mut s = format!("{year:04}-{month:02}-{day:02}");
+            if hour != 0 || minute != 0 || second != 0 || micros != 0 {
+                s.push_str(&format!(" {hour:02}:{minute:02}:{second:02}"));
+            }
+            if micros != 0 {
+                s.push_str(&format!(".{micros:06}"));
+            }
+            Value::Str(s)
+        }
+        BinaryValue::Time {
+            negative,
+            days,
+            hours,
+            minutes,
+            seconds,
+            micros,
+        } => {
+            let h = days as u64 * 24 + hours as u64;
+            let mut s = format!(
+                "{}{h:02}:{minutes:02}:{seconds:02}",
+                if negative { "-" } else { "" }
+            );
+            if micros != 0 {
+                s.push_str(&format!(".{micros:06}"));
+            }
+            Value::Str(s)
+        }
+    }
+}
+
+/// COM_STATISTICS' answer: a bare string packet.
+pub fn write_raw(io: &mut PacketIo, text: &str) {
+    let s = io.begin();
+    io.wbuf.put_slice(text.as_bytes());
+    io.finish(s);
+}
+
+/// Status flags for the session's transaction state.
+pub fn status_flags(in_trans: bool, autocommit: bool, read_only: bool) -> u16 {
+    let mut s = 0;
+    if in_trans {
+        s |= status::IN_TRANS;
+        if read_only {
+            s |= status::IN_TRANS_READONLY;
+        }
+    }
+    if autocommit {
+        s |= status::AUTOCOMMIT;
+    }
+    s
+}

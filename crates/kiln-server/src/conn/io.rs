@@ -1,0 +1,370 @@
+//! Blocking packet I/O for one connection: the socket (TCP or Unix, optionally
+//! wrapped in TLS), read/write buffers, the packet decoder and the sequence id.
+//!
+//! Writes are buffered and sent by `flush`, so a whole result set leaves in as few
+//! syscalls as the socket allows.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::os::unix::net::UnixStream;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::BytesMut;
+use kiln_mysql::packet::{self, Packet, PacketDecoder, PacketError, PacketStart};
+
+/// Read buffer growth step.
+const READ_CHUNK_BYTES: usize = 16 * 1024;
+/// Flush the write buffer early once it holds this much (large result sets).
+pub const WRITE_FLUSH_BYTES: usize = 256 * 1024;
+
+pub enum Socket {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Socket {
+    pub fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        match self {
+            Socket::Tcp(s) => s.set_read_timeout(t),
+            Socket::Unix(s) => s.set_read_timeout(t),
+        }
+    }
+
+    pub fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        match self {
+            Socket::Tcp(s) => s.set_write_timeout(t),
+            Socket::Unix(s) => s.set_write_timeout(t),
+        }
+    }
+
+    /// A second handle on the same socket, used by KILL and shutdown to wake a
+    /// connection blocked in read().
+    pub fn closer(&self) -> io::Result<Closer> {
+        Ok(match self {
+            Socket::Tcp(s) => Closer::Tcp(s.try_clone()?),
+            Socket::Unix(s) => Closer::Unix(s.try_clone()?),
+        })
+    }
+
+    pub fn is_unix(&self) -> bool {
+        matches!(self, Socket::Unix(_))
+    }
+}
+
+impl Read for Socket {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Socket::Tcp(s) => s.read(buf),
+            Socket::Unix(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Socket {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Socket::Tcp(s) => s.write(buf),
+            Socket::Unix(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+pub enum Closer {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Closer {
+    pub fn close(&self) {
+        let _ = match self {
+            Closer::Tcp(s) => s.shutdown(Shutdown::Both),
+            Closer::Unix(s) => s.shutdown(Shutdown::Both),
+        };
+    }
+}
+
+enum Stream {
+    Plain(Socket),
+    Tls(Box<rustls::StreamOwned<rustls::ServerConnection, Socket>>),
+}
+
+impl Stream {
+    fn socket(&self) -> &Socket {
+        match self {
+            Stream::Plain(s) => s,
+            Stream::Tls(t) => &t.sock,
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Plain(s) => s.read(buf),
+            Stream::Tls(t) => t.read(buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Plain(s) => s.write(buf),
+            Stream::Tls(t) => t.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Stream::Plain(_) => Ok(()),
+            Stream::Tls(t) => t.flush(),
+        }
+    }
+}
+
+/// Why reading a packet failed.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The peer closed the connection cleanly between packets.
+    Closed,
+    /// The peer closed or reset in the middle of a packet.
+    Truncated,
+    Timeout,
+    TooLarge,
+    OutOfOrder,
+    Io(io::Error),
+}
+
+pub struct PacketIo {
+    stream: Stream,
+    rbuf: BytesMut,
+    pub wbuf: BytesMut,
+    decoder: PacketDecoder,
+    /// Sequence id of the next packet to read or write.
+    pub seq: u8,
+    pub bytes_received: u64,
+    pub bytes_sent: u64,
+}
+
+impl PacketIo {
+    pub fn new(socket: Socket, max_packet_bytes: usize) -> PacketIo {
+        PacketIo {
+            stream: Stream::Plain(socket),
+            rbuf: BytesMut::with_capacity(READ_CHUNK_BYTES),
+            wbuf: BytesMut::with_capacity(READ_CHUNK_BYTES),
+            decoder: PacketDecoder::new(max_packet_bytes),
+            seq: 0,
+            bytes_received: 0,
+            bytes_sent: 0,
+        }
+    }
+
+    pub fn socket(&self) -> &Socket {
+        self.stream.socket()
+    }
+
+    pub fn is_tls(&self) -> bool {
+        matches!(self.stream, Stream::Tls(_))
+    }
+
+    /// TLS cipher suite name, if TLS is on.
+    pub fn tls_cipher(&self) -> Option<String> {
+        match &self.stream {
+            // OpenSSL spells TLS 1.3 suites TLS_AES_…; rustls says TLS13_AES_….
+            Stream::Tls(t) => t
+                .conn
+                .negotiated_cipher_suite()
+                .map(|s| format!("{:?}", s.suite()).replacen("TLS13_", "TLS_", 1)),
+            Stream::Plain(_) => None,
+        }
+    }
+
+    pub fn tls_version(&self) -> Option<String> {
+        match &self.stream {
+            Stream::Tls(t) => t.conn.protocol_version().map(|v| match v {
+                rustls::ProtocolVersion::TLSv1_3 => "TLSv1.3".to_string(),
+                rustls::ProtocolVersion::TLSv1_2 => "TLSv1.2".to_string(),
+                other => format!("{other:?}"),
+            }),
+            Stream::Plain(_) => None,
+        }
+    }
+
+    pub fn set_max_packet_bytes(&mut self, n: usize) {
+        self.decoder.set_max_packet_bytes(n);
+    }
+
+    /// Reads one logical packet and checks its sequence id.
+    pub fn read_packet(&mut self) -> Result<Packet, ReadError> {
+        loop {
+            match self.decoder.decode(&mut self.rbuf) {
+                Ok(Some(p)) => {
+                    if p.seq != self.seq {
+                        return Err(ReadError::OutOfOrder);
+                    }
+                    self.seq = p.last_seq.wrapping_add(1);
+                    return Ok(p);
+                }
+                Ok(None) => {}
+                Err(PacketError::TooLarge) => {
+                    // The ERR we answer with follows the offending packet's sequence id.
+                    if self.rbuf.len() >= packet::HEADER_BYTES {
+                        self.seq = self.rbuf[3].wrapping_add(1);
+                    }
+                    return Err(ReadError::TooLarge);
+                }
+                Err(PacketError::OutOfOrder) => return Err(ReadError::OutOfOrder),
+            }
+            // Check the sequence id as soon as a header is visible, so garbage (or a
+            // peer speaking another protocol) is refused at once instead of waiting
+            // for a payload its header only pretends to announce.
+            if self.rbuf.len() >= packet::HEADER_BYTES
+                && !self.decoder.in_progress()
+                && self.rbuf[3] != self.seq
+            {
+                return Err(ReadError::OutOfOrder);
+            }
+            let was_empty = self.rbuf.is_empty();
+            let want = self
+                .decoder
+                .needs_bytes(&self.rbuf)
+                .clamp(1, READ_CHUNK_BYTES * 4);
+            let start = self.rbuf.len();
+            self.rbuf.resize(start + want.max(READ_CHUNK_BYTES), 0);
+            let r = self.stream.read(&mut self.rbuf[start..]);
+            match r {
+                Ok(0) => {
+                    self.rbuf.truncate(start);
+                    return Err(if was_empty {
+                        ReadError::Closed
+                    } else {
+                        ReadError::Truncated
+                    });
+                }
+                Ok(n) => {
+                    self.rbuf.truncate(start + n);
+                    self.bytes_received += n as u64;
+                }
+                Err(e) => {
+                    self.rbuf.truncate(start);
+                    return Err(match e.kind() {
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => ReadError::Timeout,
+                        io::ErrorKind::Interrupted => continue,
+                        io::ErrorKind::ConnectionReset
+                        | io::ErrorKind::UnexpectedEof
+                        | io::ErrorKind::BrokenPipe => {
+                            if was_empty {
+                                ReadError::Closed
+                            } else {
+                                ReadError::Truncated
+                            }
+                        }
+                        _ => ReadError::Io(e),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Whether unread bytes are buffered (a pipelining client).
+    pub fn has_buffered_input(&self) -> bool {
+        !self.rbuf.is_empty()
+    }
+
+    /// Queues one packet with the next sequence id.
+    pub fn write_packet(&mut self, payload: &[u8]) {
+        packet::write_packet(&mut self.wbuf, &mut self.seq, payload);
+    }
+
+    /// Starts an in-place packet in the write buffer.
+    pub fn begin(&mut self) -> PacketStart {
+        packet::begin_packet(&mut self.wbuf)
+    }
+
+    pub fn finish(&mut self, start: PacketStart) {
+        packet::finish_packet(&mut self.wbuf, start, &mut self.seq);
+    }
+
+    /// Sends everything queued.
+    pub fn flush(&mut self) -> io::Result<()> {
+        if !self.wbuf.is_empty() {
+            let n = self.wbuf.len();
+            self.stream.write_all(&self.wbuf)?;
+            self.bytes_sent += n as u64;
+            self.wbuf.clear();
+        }
+        self.stream.flush()
+    }
+
+    /// Flushes if the write buffer grew large (inside big result sets).
+    pub fn flush_if_large(&mut self) -> io::Result<()> {
+        if self.wbuf.len() >= WRITE_FLUSH_BYTES {
+            self.flush()
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Before closing on a fatal protocol error: stop sending, then read and discard
+    /// what the peer is still sending (bounded by `max_bytes` and `timeout`), so the
+    /// peer reads our ERR packet instead of a connection reset.
+    pub fn discard_input(&mut self, max_bytes: usize, timeout: Duration) {
+        let _ = self.flush();
+        let sock = self.stream.socket();
+        let _ = match sock {
+            Socket::Tcp(s) => s.shutdown(Shutdown::Write),
+            Socket::Unix(s) => s.shutdown(Shutdown::Write),
+        };
+        let _ = sock.set_read_timeout(Some(Duration::from_millis(50)));
+        let deadline = std::time::Instant::now() + timeout;
+        let mut buf = [0u8; 16 * 1024];
+        let mut total = 0usize;
+        while total < max_bytes && std::time::Instant::now() < deadline {
+            match self.stream.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => total += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if e.kind() == io::ErrorKind::WouldBlock
+                        || e.kind() == io::ErrorKind::TimedOut => {}
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// Upgrades to TLS after an SSLRequest: runs the TLS handshake to completion.
+    /// Bytes the client sent right after the SSLRequest (its TLS ClientHello, when
+    /// it did not wait for our read) are already in `rbuf`; they go to rustls first.
+    pub fn start_tls(&mut self, config: Arc<rustls::ServerConfig>) -> io::Result<()> {
+        let early = self.rbuf.split();
+        let placeholder = Stream::Plain(Socket::Unix(UnixStream::pair()?.0));
+        let Stream::Plain(mut sock) = std::mem::replace(&mut self.stream, placeholder) else {
+            return Err(io::Error::other("TLS already active"));
+        };
+        let mut conn = rustls::ServerConnection::new(config).map_err(io::Error::other)?;
+        let mut early: &[u8] = &early;
+        while !early.is_empty() {
+            conn.read_tls(&mut early)?;
+            conn.process_new_packets()
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        }
+        while conn.is_handshaking() {
+            let (rd, wr) = conn.complete_io(&mut sock)?;
+            self.bytes_received += rd as u64;
+            self.bytes_sent += wr as u64;
+            if rd == 0 && wr == 0 && conn.is_handshaking() {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "TLS handshake aborted",
+                ));
+            }
+        }
+        self.stream = Stream::Tls(Box::new(rustls::StreamOwned::new(conn, sock)));
+        Ok(())
+    }
+}

@@ -1,0 +1,149 @@
+//! Listeners: TCP (`bind_address:port`) and the Unix socket. Each accepted connection
+//! gets its own thread (`thread_handling=one-thread-per-connection`). Accept loops poll
+//! with a short timeout so shutdown stops them promptly.
+
+use std::io;
+use std::net::TcpListener;
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixListener;
+use std::path::Path;
+
+use crate::conn::io::Socket;
+use crate::conn::{self, Peer};
+use crate::errlog;
+use crate::server::Server;
+
+/// Stack size of connection threads (MySQL's thread_stack default is 1 MiB; the parser
+/// bounds recursion depth so this is ample).
+const CONNECTION_THREAD_STACK_BYTES: usize = 2 << 20;
+const POLL_INTERVAL_MS: i32 = 100;
+
+pub fn bind_tcp(addr: &str, port: u16) -> io::Result<TcpListener> {
+    let host = if addr == "*" || addr.is_empty() {
+        "0.0.0.0"
+    } else {
+        addr
+    };
+    let l = if host.contains(':') {
+        TcpListener::bind((host, port))
+    } else {
+        TcpListener::bind(format!("{host}:{port}"))
+    }?;
+    Ok(l)
+}
+
+/// Binds the Unix socket, removing a stale socket file left by a crashed server (but
+/// never one a live server answers on).
+pub fn bind_unix(path: &Path) -> io::Result<UnixListener> {
+    if path.exists() {
+        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+            return Err(io::Error::new(
+                io::ErrorKind::AddrInUse,
+                format!(
+                    "another server is listening on unix socket file {}",
+                    path.display()
+                ),
+            ));
+        }
+        std::fs::remove_file(path)?;
+    }
+    UnixListener::bind(path)
+}
+
+fn wait_readable(fd: i32) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: `p` is a valid pollfd for the duration of the call; nfds is 1.
+    let n = unsafe { libc::poll(&mut p, 1, POLL_INTERVAL_MS) };
+    n > 0
+}
+
+fn spawn(server: &'static Server, socket: Socket, peer: Peer) {
+    let r = std::thread::Builder::new()
+        .name("kiln-conn".into())
+        .stack_size(CONNECTION_THREAD_STACK_BYTES)
+        .spawn(move || {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                conn::serve(server, socket, peer)
+            }));
+            if r.is_err() {
+                server.stats.aborted_clients.inc();
+                errlog::error(
+                    "a connection thread panicked; the connection was closed (this is a bug)",
+                );
+            }
+        });
+    if let Err(e) = r {
+        errlog::error(&format!("cannot create a connection thread: {e}"));
+    }
+}
+
+pub fn run_tcp(server: &'static Server, l: TcpListener) {
+    let fd = l.as_raw_fd();
+    while !server.is_shutting_down() {
+        if !wait_readable(fd) {
+            continue;
+        }
+        match l.accept() {
+            Ok((s, addr)) => {
+                let _ = s.set_nodelay(true);
+                let ip = addr.ip();
+                let host = if ip.is_loopback() {
+                    "localhost".to_string()
+                } else {
+                    ip.to_string()
+                };
+                let peer = Peer {
+                    host,
+                    ip: Some(ip.to_string()),
+                    display: format!(
+                        "{}:{}",
+                        if ip.is_loopback() {
+                            "localhost".to_string()
+                        } else {
+                            ip.to_string()
+                        },
+                        addr.port()
+                    ),
+                };
+                spawn(server, Socket::Tcp(s), peer);
+            }
+            Err(e)
+                if e.kind() == io::ErrorKind::WouldBlock
+                    || e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                errlog::warning(&format!("accept() on TCP failed: {e}"));
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
+    }
+}
+
+pub fn run_unix(server: &'static Server, l: UnixListener) {
+    let fd = l.as_raw_fd();
+    while !server.is_shutting_down() {
+        if !wait_readable(fd) {
+            continue;
+        }
+        match l.accept() {
+            Ok((s, _)) => {
+                let peer = Peer {
+                    host: "localhost".into(),
+                    ip: None,
+                    display: "localhost".into(),
+                };
+                spawn(server, Socket::Unix(s), peer);
+            }
+            Err(e)
+                if e.kind() == io::ErrorKind::WouldBlock
+                    || e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                errlog::warning(&format!("accept() on the Unix socket failed: {e}"));
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
+    }
+}

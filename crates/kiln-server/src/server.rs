@@ -1,0 +1,415 @@
+//! The running server's shared state: settings, system variables, accounts, TLS
+//! material, the registry of live connections (for KILL, PROCESSLIST, shutdown) and
+//! server-level status counters. Implements kiln-sql's `ServerHooks`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::time::Instant;
+
+use kiln_common::counter::ShardedCounter;
+use kiln_common::{ErrorKind, KilnError, Result};
+use kiln_sql::ast::{AuthSpec, UserSpec};
+use kiln_sql::eval::Level;
+use kiln_sql::session::{
+    Diagnostic, INTERRUPT_CONNECTION, INTERRUPT_QUERY, ProcessInfo, ServerHooks,
+};
+use parking_lot::{Condvar, Mutex};
+
+use crate::accounts::Accounts;
+use crate::conn::io::Closer;
+use crate::errlog;
+use crate::vars::Globals;
+
+/// Settings fixed at startup.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub datadir: PathBuf,
+    pub port: u16,
+    pub bind_address: String,
+    pub socket: PathBuf,
+    pub pid_file: PathBuf,
+    pub skip_networking: bool,
+    pub version: String,
+}
+
+/// What PROCESSLIST shows of a connection; updated by its own thread per command.
+#[derive(Debug, Clone)]
+pub struct ProcState {
+    pub user: String,
+    pub host: String,
+    pub db: Option<String>,
+    pub command: &'static str,
+    pub since: Instant,
+    pub info: Option<String>,
+    /// (Ssl_version, Ssl_cipher) when the connection runs over TLS.
+    pub tls: Option<(String, String)>,
+}
+
+/// A live connection as other threads see it.
+pub struct ConnShared {
+    pub id: u64,
+    pub interrupt: Arc<AtomicU8>,
+    pub closer: Closer,
+    pub state: Mutex<ProcState>,
+}
+
+/// Server-level status counters (SHOW STATUS names in comments).
+#[derive(Default)]
+pub struct ServerStats {
+    pub connections: ShardedCounter,      // Connections
+    pub aborted_connects: ShardedCounter, // Aborted_connects
+    pub aborted_clients: ShardedCounter,  // Aborted_clients
+    pub bytes_received: ShardedCounter,   // Bytes_received
+    pub bytes_sent: ShardedCounter,       // Bytes_sent
+    pub threads_running: ShardedCounter,  // Threads_running (gauge)
+    pub max_used_connections: AtomicU64,  // Max_used_connections
+    pub ssl_accepts: ShardedCounter,      // Ssl_accepts
+}
+
+pub struct Server {
+    pub settings: Settings,
+    pub globals: Globals,
+    pub accounts: Accounts,
+    pub tls: Option<crate::tls::TlsMaterial>,
+    pub stats: ServerStats,
+    conns: Mutex<HashMap<u64, Arc<ConnShared>>>,
+    next_id: AtomicU64,
+    started: Instant,
+    shutting_down: AtomicBool,
+    shutdown_wait: (Mutex<bool>, Condvar),
+}
+
+impl Server {
+    pub fn new(
+        settings: Settings,
+        globals: Globals,
+        accounts: Accounts,
+        tls: Option<crate::tls::TlsMaterial>,
+    ) -> Server {
+        Server {
+            settings,
+            globals,
+            accounts,
+            tls,
+            stats: ServerStats::default(),
+            conns: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            started: Instant::now(),
+            shutting_down: AtomicBool::new(false),
+            shutdown_wait: (Mutex::new(false), Condvar::new()),
+        }
+    }
+
+    pub fn next_connection_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Adds a connection; refuses when `max_connections` (+1 reserved for an admin,
+    /// as MySQL reserves one for SUPER) is reached.
+    pub fn register(&self, c: Arc<ConnShared>) -> bool {
+        let max = self.globals.u64("max_connections").unwrap_or(151) as usize;
+        let mut m = self.conns.lock();
+        if m.len() > max {
+            return false;
+        }
+        m.insert(c.id, c);
+        let n = m.len() as u64;
+        self.stats
+            .max_used_connections
+            .fetch_max(n, Ordering::Relaxed);
+        true
+    }
+
+    pub fn unregister(&self, id: u64) {
+        self.conns.lock().remove(&id);
+    }
+
+    pub fn connection_count(&self) -> usize {
+        self.conns.lock().len()
+    }
+
+    pub fn is_shutting_down(&self) -> bool {
+        self.shutting_down.load(Ordering::Acquire)
+    }
+
+    /// Starts shutdown: stop accepting, wake every connection. Idempotent.
+    pub fn begin_shutdown(&self, why: &str) {
+        if self.shutting_down.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        errlog::system(&format!("Received {why}. Shutting down."));
+        for c in self.conns.lock().values() {
+            c.interrupt.store(INTERRUPT_CONNECTION, Ordering::Relaxed);
+            c.closer.close();
+        }
+        let (m, cv) = &self.shutdown_wait;
+        *m.lock() = true;
+        cv.notify_all();
+    }
+
+    /// Blocks until shutdown begins.
+    pub fn wait_for_shutdown(&self) {
+        let (m, cv) = &self.shutdown_wait;
+        let mut g = m.lock();
+        while !*g {
+            cv.wait(&mut g);
+        }
+    }
+
+    /// Waits up to `timeout` for connection threads to leave.
+    pub fn drain(&self, timeout: std::time::Duration) -> usize {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let n = self.connection_count();
+            if n == 0 || Instant::now() >= deadline {
+                return n;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+
+    pub fn uptime_secs(&self) -> u64 {
+        self.started.elapsed().as_secs()
+    }
+
+    fn get_conn(&self, id: u64) -> Option<Arc<ConnShared>> {
+        self.conns.lock().get(&id).cloned()
+    }
+}
+
+fn cannot_user(op: &str, u: &UserSpec) -> KilnError {
+    let mut e = KilnError::with_message(
+        ErrorKind::ER_UNKNOWN_ERROR,
+        format!("Operation {op} failed for '{}'@'{}'", u.user, u.host),
+    );
+    e.code = 1396;
+    e
+}
+
+fn note(code: u16, message: String) -> Option<Diagnostic> {
+    Some(Diagnostic {
+        level: Level::Note,
+        code,
+        message,
+    })
+}
+
+impl ServerHooks for Server {
+    fn server_version(&self) -> String {
+        self.settings.version.clone()
+    }
+
+    fn kill(&self, _by: u64, by_user: &str, target: u64, query_only: bool) -> Result<()> {
+        let Some(c) = self.get_conn(target) else {
+            return Err(KilnError::new(ErrorKind::ER_NO_SUCH_THREAD, &[&target]));
+        };
+        let owner = c.state.lock().user.clone();
+        if owner != by_user
+            && !self.is_admin(by_user, "localhost")
+            && !self.accounts.exists(by_user, "%")
+        {
+            return Err(KilnError::new(ErrorKind::ER_KILL_DENIED_ERROR, &[&target]));
+        }
+        if query_only {
+            c.interrupt.store(INTERRUPT_QUERY, Ordering::Relaxed);
+        } else {
+            c.interrupt.store(INTERRUPT_CONNECTION, Ordering::Relaxed);
+            c.closer.close();
+        }
+        Ok(())
+    }
+
+    fn shutdown(&self, user: &str) -> Result<()> {
+        errlog::note(&format!("SHUTDOWN statement from user {user}"));
+        // The statement's OK is sent first; shutdown starts right after on another thread.
+        let me: &'static Server = crate::global_server();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            me.begin_shutdown("SHUTDOWN");
+        });
+        Ok(())
+    }
+
+    fn status(&self, global: bool, session: u64) -> Vec<(String, String)> {
+        let mut v = vec![
+            (
+                "Aborted_clients".to_string(),
+                self.stats.aborted_clients.get().to_string(),
+            ),
+            (
+                "Aborted_connects".to_string(),
+                self.stats.aborted_connects.get().to_string(),
+            ),
+            (
+                "Connections".to_string(),
+                self.stats.connections.get().to_string(),
+            ),
+            (
+                "Max_used_connections".to_string(),
+                self.stats
+                    .max_used_connections
+                    .load(Ordering::Relaxed)
+                    .to_string(),
+            ),
+            (
+                "Threads_connected".to_string(),
+                self.connection_count().to_string(),
+            ),
+            (
+                "Threads_running".to_string(),
+                self.stats.threads_running.get().to_string(),
+            ),
+            (
+                "Threads_created".to_string(),
+                self.stats.connections.get().to_string(),
+            ),
+            ("Threads_cached".to_string(), "0".to_string()),
+            ("Uptime".to_string(), self.uptime_secs().to_string()),
+            (
+                "Uptime_since_flush_status".to_string(),
+                self.uptime_secs().to_string(),
+            ),
+            (
+                "Ssl_accepts".to_string(),
+                self.stats.ssl_accepts.get().to_string(),
+            ),
+            ("Slow_queries".to_string(), "0".to_string()),
+            ("Opened_tables".to_string(), "0".to_string()),
+            ("Open_tables".to_string(), "0".to_string()),
+        ];
+        if global {
+            v.push((
+                "Bytes_received".into(),
+                self.stats.bytes_received.get().to_string(),
+            ));
+            v.push(("Bytes_sent".into(), self.stats.bytes_sent.get().to_string()));
+        }
+        let tls = if global {
+            None
+        } else {
+            self.conns
+                .lock()
+                .get(&session)
+                .and_then(|c| c.state.lock().tls.clone())
+        };
+        let (version, cipher) = tls.unwrap_or_default();
+        v.push(("Ssl_cipher".into(), cipher));
+        v.push(("Ssl_version".into(), version));
+        v
+    }
+
+    fn processlist(&self) -> Vec<ProcessInfo> {
+        let conns: Vec<Arc<ConnShared>> = self.conns.lock().values().cloned().collect();
+        let mut out: Vec<ProcessInfo> = conns
+            .iter()
+            .map(|c| {
+                let s = c.state.lock();
+                ProcessInfo {
+                    id: c.id,
+                    user: s.user.clone(),
+                    host: s.host.clone(),
+                    db: s.db.clone(),
+                    command: s.command.to_string(),
+                    time_secs: s.since.elapsed().as_secs(),
+                    state: if s.command == "Query" {
+                        "executing".into()
+                    } else {
+                        String::new()
+                    },
+                    info: s.info.clone(),
+                }
+            })
+            .collect();
+        out.sort_by_key(|p| p.id);
+        out
+    }
+
+    fn databases(&self) -> Vec<String> {
+        vec![
+            "information_schema".into(),
+            "mysql".into(),
+            "performance_schema".into(),
+            "sys".into(),
+        ]
+    }
+
+    fn create_user(
+        &self,
+        user: &UserSpec,
+        auth: &AuthSpec,
+        if_not_exists: bool,
+    ) -> Result<Option<Diagnostic>> {
+        if self.accounts.exists(&user.user, &user.host) {
+            if if_not_exists {
+                return Ok(note(
+                    3163,
+                    format!(
+                        "Authorization ID '{}'@'{}' already exists.",
+                        user.user, user.host
+                    ),
+                ));
+            }
+            return Err(cannot_user("CREATE USER", user));
+        }
+        let plugin = auth.plugin.clone().unwrap_or_else(|| {
+            self.globals
+                .string("default_authentication_plugin")
+                .unwrap_or_else(|| crate::accounts::CACHING_SHA2.into())
+        });
+        self.accounts.create(
+            &user.user,
+            &user.host,
+            &plugin,
+            auth.password.as_deref().unwrap_or(""),
+        )?;
+        Ok(None)
+    }
+
+    fn alter_user(
+        &self,
+        user: &UserSpec,
+        auth: &AuthSpec,
+        if_exists: bool,
+    ) -> Result<Option<Diagnostic>> {
+        if !self.accounts.exists(&user.user, &user.host) {
+            return missing_user("ALTER USER", user, if_exists);
+        }
+        self.accounts.alter(
+            &user.user,
+            &user.host,
+            auth.plugin.as_deref(),
+            auth.password.as_deref(),
+        )?;
+        Ok(None)
+    }
+
+    fn drop_user(&self, user: &UserSpec, if_exists: bool) -> Result<Option<Diagnostic>> {
+        if !self.accounts.exists(&user.user, &user.host) {
+            return missing_user("DROP USER", user, if_exists);
+        }
+        self.accounts.drop_account(&user.user, &user.host)?;
+        Ok(None)
+    }
+
+    fn is_admin(&self, user: &str, _host: &str) -> bool {
+        // Privileges arrive with the SQL issue; until then root is the administrator.
+        user == "root"
+    }
+}
+
+/// ALTER/DROP USER on an account that does not exist: a note 3162 with IF EXISTS,
+/// else error 1396.
+fn missing_user(op: &str, user: &UserSpec, if_exists: bool) -> Result<Option<Diagnostic>> {
+    if if_exists {
+        return Ok(note(
+            3162,
+            format!(
+                "Authorization ID '{}'@'{}' does not exist.",
+                user.user, user.host
+            ),
+        ));
+    }
+    Err(cannot_user(op, user))
+}
