@@ -41,6 +41,11 @@ pub fn open(path: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Whether the log goes to a file (else to stderr).
+pub fn is_file() -> bool {
+    SINK.lock().is_some()
+}
+
 pub fn log(sev: Severity, thread: u64, msg: &str) {
     COUNTS[sev as usize].fetch_add(1, Ordering::Relaxed);
     let line = format!(

@@ -22,7 +22,9 @@ fn main() -> ExitCode {
         Err(msg) => {
             errlog::error(&msg);
             errlog::error("Aborting");
-            eprintln!("kiln: [ERROR] {msg}");
+            if errlog::is_file() {
+                eprintln!("kiln: [ERROR] {msg}");
+            }
             ExitCode::from(1)
         }
     }
@@ -30,7 +32,25 @@ fn main() -> ExitCode {
 
 fn run(args: &[String]) -> Result<(), String> {
     let globals = Globals::new();
-    let opts = kiln_server::config::interim_parse(args)?;
+    let opts = kiln_server::config::parse(args)?;
+    let mut option_warnings = opts.warnings.clone();
+    for s in &opts.settings {
+        let warnings = globals.apply_option(s.var, &s.value).map_err(|e| {
+            format!(
+                "Error while setting value '{}' to '{}' ({}): {}",
+                display_option(&s.value),
+                s.var.name,
+                s.origin,
+                e.message
+            )
+        })?;
+        for w in warnings {
+            option_warnings.push(format!(
+                "option '{}' ({}): {}",
+                s.var.name, s.origin, w.message
+            ));
+        }
+    }
     if opts.version {
         println!(
             "kiln  Ver {VERSION} for Linux on {} (kiln)",
@@ -38,15 +58,26 @@ fn run(args: &[String]) -> Result<(), String> {
         );
         return Ok(());
     }
-    for (k, v) in &opts.settings {
-        globals.set_internal(k, v.clone());
+    if opts.help {
+        if opts.verbose {
+            print!(
+                "{}",
+                kiln_server::config::verbose_help(VERSION, &globals.list())
+            );
+        } else {
+            print!("{}", kiln_server::config::short_help(VERSION));
+        }
+        return Ok(());
     }
     let datadir = PathBuf::from(
         globals
             .string("datadir")
             .unwrap_or_else(|| "./kiln-data".into()),
     );
-    if let Some(log) = globals.string("log_error").filter(|s| !s.is_empty()) {
+    if let Some(log) = globals
+        .string("log_error")
+        .filter(|s| !s.is_empty() && s != "stderr")
+    {
         errlog::open(std::path::Path::new(&log))
             .map_err(|e| format!("cannot open error log '{log}': {e}"))?;
     }
@@ -54,6 +85,12 @@ fn run(args: &[String]) -> Result<(), String> {
         "kiln {VERSION} starting as process {}",
         std::process::id()
     ));
+    for f in &opts.files {
+        errlog::note(&format!("Read options from '{}'", f.display()));
+    }
+    for w in &option_warnings {
+        errlog::warning(w);
+    }
 
     let fresh = datadir::needs_init(&datadir)?;
     if fresh {
@@ -201,4 +238,8 @@ fn hostname() -> String {
     }
     let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
     String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+fn display_option(v: &Value) -> String {
+    v.to_string_lossy().unwrap_or_default()
 }

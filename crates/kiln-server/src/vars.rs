@@ -1,87 +1,25 @@
-//! The server's handle on system variables: typed reads of global values for the
-//! server itself (ports, limits, timeouts) and per-session views for kiln-sql.
+//! System-variable values: the global values (one slot per entry of the registry
+//! `kiln_sql::sysvar::VARS`) and each session's copy. The registry says what a
+//! variable is and how a value is checked; this module says where values live and
+//! implements MySQL's scope rules for reads and SETs.
 //!
-//! INTERIM: a small built-in table until the full registry (kiln_sql::sysvar) lands.
+//! Sessions copy all values at connect (and on COM_RESET_CONNECTION /
+//! COM_CHANGE_USER); `SET GLOBAL` changes what later sessions start with, never a
+//! running session's own value — as in MySQL.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use kiln_common::{ErrorKind, KilnError, Result};
 use kiln_sql::ast::VarScope;
 use kiln_sql::session::{Diagnostic, SystemVariables};
+use kiln_sql::sysvar::{self, SysVar, VARS};
 use kiln_sql::value::Value;
 use parking_lot::RwLock;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Scope {
-    Global,
-    Both,
-}
-
-const DEFAULTS: &[(&str, &str, bool)] = &[
-    ("autocommit", "1", true),
-    ("auto_increment_increment", "1", true),
-    ("auto_increment_offset", "1", true),
-    ("character_set_client", "utf8mb4", true),
-    ("character_set_connection", "utf8mb4", true),
-    ("character_set_database", "utf8mb4", true),
-    ("character_set_results", "utf8mb4", true),
-    ("character_set_server", "utf8mb4", true),
-    ("character_set_system", "utf8mb3", false),
-    ("collation_connection", "utf8mb4_0900_ai_ci", true),
-    ("collation_database", "utf8mb4_0900_ai_ci", true),
-    ("collation_server", "utf8mb4_0900_ai_ci", true),
-    ("connect_timeout", "10", false),
-    (
-        "default_authentication_plugin",
-        "caching_sha2_password",
-        false,
-    ),
-    ("div_precision_increment", "4", true),
-    ("init_connect", "", false),
-    ("interactive_timeout", "28800", true),
-    ("license", "Apache-2.0", false),
-    ("lower_case_table_names", "0", false),
-    ("max_allowed_packet", "67108864", true),
-    ("max_connections", "151", false),
-    ("net_buffer_length", "16384", true),
-    ("net_read_timeout", "30", true),
-    ("net_write_timeout", "60", true),
-    ("performance_schema", "0", false),
-    ("query_cache_size", "0", false),
-    ("query_cache_type", "OFF", true),
-    ("require_secure_transport", "0", false),
-    ("session_track_schema", "1", true),
-    ("session_track_state_change", "0", true),
-    (
-        "session_track_system_variables",
-        "time_zone,autocommit,character_set_client,character_set_results,character_set_connection",
-        true,
-    ),
-    ("session_track_transaction_info", "OFF", true),
-    (
-        "sql_mode",
-        "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION",
-        true,
-    ),
-    ("system_time_zone", "UTC", false),
-    ("time_zone", "SYSTEM", true),
-    ("transaction_isolation", "REPEATABLE-READ", true),
-    ("transaction_read_only", "0", true),
-    ("tx_isolation", "REPEATABLE-READ", true),
-    ("tx_read_only", "0", true),
-    ("version_comment", "kiln", false),
-    ("wait_timeout", "28800", true),
-];
-
-struct Var {
-    value: Value,
-    scope: Scope,
-}
-
+/// The server's global values.
 #[derive(Clone)]
 pub struct Globals {
-    vars: Arc<RwLock<HashMap<String, Var>>>,
+    values: Arc<RwLock<Vec<Value>>>,
 }
 
 impl Default for Globals {
@@ -90,120 +28,122 @@ impl Default for Globals {
     }
 }
 
-fn parse_default(s: &str) -> Value {
-    match s.parse::<i64>() {
-        Ok(i) => Value::Int(i),
-        Err(_) => Value::Str(s.to_string()),
-    }
-}
-
 impl Globals {
+    /// All variables at their compiled defaults.
     pub fn new() -> Globals {
-        let mut m = HashMap::new();
-        for (n, d, session) in DEFAULTS {
-            m.insert(
-                n.to_string(),
-                Var {
-                    value: parse_default(d),
-                    scope: if *session { Scope::Both } else { Scope::Global },
-                },
-            );
-        }
         Globals {
-            vars: Arc::new(RwLock::new(m)),
+            values: Arc::new(RwLock::new(
+                VARS.iter().map(sysvar::default_value).collect(),
+            )),
         }
     }
 
-    /// Sets a value the server owns (port, socket, version, ...), creating it if needed.
-    pub fn set_internal(&self, name: &str, value: Value) {
-        let mut m = self.vars.write();
-        match m.get_mut(name) {
-            Some(v) => v.value = value,
-            None => {
-                m.insert(
-                    name.to_string(),
-                    Var {
-                        value,
-                        scope: Scope::Global,
-                    },
-                );
-            }
+    /// Sets a value from an option (command line or option file), checked like SET
+    /// but allowed for read-only variables. Returns warnings to log.
+    pub fn apply_option(&self, var: &'static SysVar, value: &Value) -> Result<Vec<Diagnostic>> {
+        let (v, warnings) = sysvar::check(var, value)?;
+        let mut g = self.values.write();
+        if let Some((other, ov)) = sysvar::linked(var, &v) {
+            g[sysvar::index_of(other)] = ov;
         }
+        g[sysvar::index_of(var)] = v;
+        Ok(warnings)
+    }
+
+    /// Sets a value the server owns (port, socket, have_ssl, ...). Panics on a name
+    /// that is not registered: that is a bug, not input.
+    pub fn set_internal(&self, name: &str, value: Value) {
+        let var =
+            sysvar::lookup(name).unwrap_or_else(|| panic!("unregistered system variable {name}"));
+        self.values.write()[sysvar::index_of(var)] = value;
     }
 
     pub fn get(&self, name: &str) -> Option<Value> {
-        self.vars.read().get(name).map(|v| v.value.clone())
+        let var = sysvar::lookup(name)?;
+        Some(self.values.read()[sysvar::index_of(var)].clone())
     }
 
     pub fn u64(&self, name: &str) -> Option<u64> {
-        self.get(name)
-            .and_then(|v| v.to_i64())
-            .map(|i| i.max(0) as u64)
+        match self.get(name)? {
+            Value::UInt(u) => Some(u),
+            v => v.to_i64().map(|i| i.max(0) as u64),
+        }
     }
 
+    pub fn string(&self, name: &str) -> Option<String> {
+        match self.get(name)? {
+            Value::Null => None,
+            v => v.to_string_lossy(),
+        }
+    }
+
+    /// A session's value as an unsigned integer (timeouts, limits).
     pub fn u64_session(&self, vars: &dyn SystemVariables, name: &str) -> Option<u64> {
-        vars.get(VarScope::Session, name)
+        vars.get(VarScope::Default, name)
             .ok()
             .and_then(|v| v.to_i64())
             .map(|i| i.max(0) as u64)
     }
 
-    pub fn string(&self, name: &str) -> Option<String> {
-        self.get(name).and_then(|v| v.to_string_lossy())
+    pub fn bool(&self, name: &str) -> Option<bool> {
+        self.get(name).map(|v| v.to_i64().unwrap_or(0) != 0)
     }
 
-    pub fn bool(&self, name: &str) -> Option<bool> {
-        self.get(name).map(|v| match v {
-            Value::Str(s) => s.eq_ignore_ascii_case("on") || s == "1",
-            other => other.to_bool() == Some(true),
-        })
+    /// (name, SHOW VARIABLES value) of every global variable, sorted by name.
+    pub fn list(&self) -> Vec<(&'static str, String)> {
+        let g = self.values.read();
+        VARS.iter()
+            .zip(g.iter())
+            .filter(|(v, _)| v.has_global())
+            .map(|(v, val)| (v.name, sysvar::display(v, val)))
+            .collect()
     }
 
     pub fn new_session(&self) -> Box<dyn SystemVariables> {
-        let m = self.vars.read();
-        let local = m
-            .iter()
-            .filter(|(_, v)| v.scope == Scope::Both)
-            .map(|(k, v)| (k.clone(), v.value.clone()))
-            .collect();
         Box::new(SessionVars {
             globals: self.clone(),
-            local,
+            local: self.values.read().clone(),
         })
     }
 }
 
+/// One session's values: a full copy, of which only session-scoped slots are used.
 struct SessionVars {
     globals: Globals,
-    local: HashMap<String, Value>,
+    local: Vec<Value>,
 }
 
-fn display(v: &Value) -> String {
-    v.to_string_lossy().unwrap_or_default()
+fn find(name: &str) -> Result<&'static SysVar> {
+    sysvar::lookup(name).ok_or_else(|| sysvar::unknown(name))
+}
+
+impl SessionVars {
+    fn stored(&self, scope: VarScope, var: &'static SysVar) -> Result<Value> {
+        let i = sysvar::index_of(var);
+        match scope {
+            VarScope::Global if !var.has_global() => Err(sysvar::wrong_scope_read(var)),
+            VarScope::Global => Ok(self.globals.values.read()[i].clone()),
+            VarScope::Session if !var.has_session() => Err(sysvar::wrong_scope_read(var)),
+            _ if var.has_session() => Ok(self.local[i].clone()),
+            _ => Ok(self.globals.values.read()[i].clone()),
+        }
+    }
 }
 
 impl SystemVariables for SessionVars {
     fn get(&self, scope: VarScope, name: &str) -> Result<Value> {
-        let n = name.to_ascii_lowercase();
-        let g = self.globals.vars.read();
-        let Some(var) = g.get(&n) else {
-            return Err(KilnError::new(
-                ErrorKind::ER_UNKNOWN_SYSTEM_VARIABLE,
-                &[&name],
-            ));
-        };
-        match scope {
-            VarScope::Global => Ok(var.value.clone()),
-            VarScope::Session if var.scope == Scope::Global => Err(KilnError::new(
-                ErrorKind::ER_INCORRECT_GLOBAL_LOCAL_VAR,
-                &[&n, &"GLOBAL"],
-            )),
-            _ => Ok(self
-                .local
-                .get(&n)
-                .cloned()
-                .unwrap_or_else(|| var.value.clone())),
+        let var = find(name)?;
+        let v = self.stored(scope, var)?;
+        if var.name == "timestamp" && v.to_f64() == Some(0.0) {
+            // 0 means "the clock".
+            let micros = kiln_common::time::unix_micros_now();
+            return Ok(Value::Decimal(format!(
+                "{}.{:06}",
+                micros / 1_000_000,
+                micros % 1_000_000
+            )));
         }
+        Ok(sysvar::select_value(var, &v))
     }
 
     fn set(
@@ -212,72 +152,186 @@ impl SystemVariables for SessionVars {
         name: &str,
         value: Option<&Value>,
     ) -> Result<Vec<Diagnostic>> {
-        let n = name.to_ascii_lowercase();
-        let mut g = self.globals.vars.write();
-        let Some(var) = g.get_mut(&n) else {
-            return Err(KilnError::new(
-                ErrorKind::ER_UNKNOWN_SYSTEM_VARIABLE,
-                &[&name],
-            ));
-        };
-        let v = match value {
-            Some(Value::Str(s)) if s.eq_ignore_ascii_case("on") => Value::Int(1),
-            Some(Value::Str(s)) if s.eq_ignore_ascii_case("off") => Value::Int(0),
-            Some(v) => v.clone(),
-            None => var.value.clone(),
-        };
-        match scope {
-            VarScope::Global => var.value = v,
-            _ if var.scope == Scope::Global => {
-                return Err(KilnError::new(ErrorKind::ER_GLOBAL_VARIABLE, &[&n]));
-            }
-            _ => {
-                self.local.insert(n, v);
-            }
+        let var = find(name)?;
+        if var.read_only() {
+            return Err(sysvar::read_only_error(var));
         }
-        Ok(Vec::new())
+        let global = scope == VarScope::Global;
+        if global && !var.has_global() {
+            return Err(KilnError::new(ErrorKind::ER_LOCAL_VARIABLE, &[&var.name]));
+        }
+        if !global && !var.has_session() {
+            return Err(KilnError::new(ErrorKind::ER_GLOBAL_VARIABLE, &[&var.name]));
+        }
+        let i = sysvar::index_of(var);
+        let (v, warnings) = match value {
+            Some(v) => sysvar::check(var, v)?,
+            None if global || !var.has_global() => (sysvar::default_value(var), Vec::new()),
+            None => (self.globals.values.read()[i].clone(), Vec::new()),
+        };
+        let link = sysvar::linked(var, &v);
+        if global {
+            let mut g = self.globals.values.write();
+            if let Some((other, ov)) = link {
+                g[sysvar::index_of(other)] = ov;
+            }
+            g[i] = v;
+        } else {
+            if let Some((other, ov)) = link {
+                self.local[sysvar::index_of(other)] = ov;
+            }
+            self.local[i] = v;
+        }
+        Ok(warnings)
     }
 
     fn list(&self, global: bool) -> Vec<(String, String)> {
-        let g = self.globals.vars.read();
-        let mut out: Vec<(String, String)> = g
-            .iter()
-            .map(|(k, v)| {
-                let val = if global {
-                    &v.value
+        if global {
+            return self
+                .globals
+                .list()
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v))
+                .collect();
+        }
+        let g = self.globals.values.read();
+        VARS.iter()
+            .enumerate()
+            .map(|(i, var)| {
+                let v = if var.has_session() {
+                    &self.local[i]
                 } else {
-                    self.local.get(k).unwrap_or(&v.value)
+                    &g[i]
                 };
-                (k.clone(), display(val))
+                (var.name.to_string(), sysvar::display(var, v))
             })
-            .collect();
-        out.sort();
-        out
+            .collect()
     }
 
     fn reset(&mut self) {
-        let g = self.globals.vars.read();
-        self.local = g
-            .iter()
-            .filter(|(_, v)| v.scope == Scope::Both)
-            .map(|(k, v)| (k.clone(), v.value.clone()))
-            .collect();
+        self.local = self.globals.values.read().clone();
     }
 
     fn display(&self, name: &str) -> Option<String> {
-        let v = self.get(VarScope::Default, name).ok()?;
-        Some(match (name, &v) {
-            (
-                "autocommit" | "session_track_schema" | "session_track_state_change",
-                Value::Int(i),
-            ) => {
-                if *i != 0 {
-                    "ON".into()
-                } else {
-                    "OFF".into()
-                }
-            }
-            _ => display(&v),
-        })
+        let var = sysvar::lookup(name)?;
+        let v = self.stored(VarScope::Default, var).ok()?;
+        Some(sysvar::display(var, &v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sess() -> (Globals, Box<dyn SystemVariables>) {
+        let g = Globals::new();
+        let s = g.new_session();
+        (g, s)
+    }
+
+    #[test]
+    fn scope_rules() {
+        let (_g, mut s) = sess();
+        assert_eq!(
+            s.get(VarScope::Session, "max_connections")
+                .unwrap_err()
+                .code,
+            1238
+        );
+        assert_eq!(
+            s.get(VarScope::Default, "max_connections").unwrap(),
+            Value::Int(151)
+        );
+        assert_eq!(
+            s.get(VarScope::Global, "pseudo_thread_id")
+                .unwrap_err()
+                .code,
+            1238
+        );
+        assert_eq!(
+            s.set(VarScope::Session, "max_connections", Some(&Value::Int(5)))
+                .unwrap_err()
+                .code,
+            1229
+        );
+        assert_eq!(
+            s.set(VarScope::Global, "sql_log_bin", Some(&Value::Int(0)))
+                .unwrap_err()
+                .code,
+            1228
+        );
+        let e = s
+            .set(VarScope::Global, "port", Some(&Value::Int(1)))
+            .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (1238, "Variable 'port' is a read only variable")
+        );
+        assert_eq!(s.get(VarScope::Default, "nosuch").unwrap_err().code, 1193);
+    }
+
+    #[test]
+    fn global_set_affects_new_sessions_only() {
+        let (g, mut s) = sess();
+        s.set(VarScope::Global, "wait_timeout", Some(&Value::Int(100)))
+            .unwrap();
+        assert_eq!(
+            s.get(VarScope::Default, "wait_timeout").unwrap(),
+            Value::Int(28800)
+        );
+        assert_eq!(
+            s.get(VarScope::Global, "wait_timeout").unwrap(),
+            Value::Int(100)
+        );
+        let s2 = g.new_session();
+        assert_eq!(
+            s2.get(VarScope::Default, "wait_timeout").unwrap(),
+            Value::Int(100)
+        );
+        // SESSION = DEFAULT takes the global value; GLOBAL = DEFAULT the compiled one.
+        s.set(VarScope::Session, "wait_timeout", None).unwrap();
+        assert_eq!(
+            s.get(VarScope::Default, "wait_timeout").unwrap(),
+            Value::Int(100)
+        );
+        s.set(VarScope::Global, "wait_timeout", None).unwrap();
+        assert_eq!(g.u64("wait_timeout"), Some(28800));
+    }
+
+    #[test]
+    fn linked_charset_and_collation() {
+        let (_g, mut s) = sess();
+        s.set(
+            VarScope::Session,
+            "collation_connection",
+            Some(&Value::Str("latin1_swedish_ci".into())),
+        )
+        .unwrap();
+        assert_eq!(
+            s.get(VarScope::Default, "character_set_connection")
+                .unwrap(),
+            Value::Str("latin1".into())
+        );
+        s.set(
+            VarScope::Session,
+            "character_set_connection",
+            Some(&Value::Str("utf8mb4".into())),
+        )
+        .unwrap();
+        assert_eq!(
+            s.display("collation_connection").unwrap(),
+            "utf8mb4_0900_ai_ci"
+        );
+    }
+
+    #[test]
+    fn show_forms() {
+        let (g, s) = sess();
+        assert_eq!(s.display("autocommit").unwrap(), "ON");
+        let list = s.list(false);
+        assert!(list.iter().any(|(n, v)| n == "autocommit" && v == "ON"));
+        assert!(list.iter().any(|(n, _)| n == "pseudo_thread_id"));
+        assert!(!g.list().iter().any(|(n, _)| *n == "pseudo_thread_id"));
+        assert!(list.windows(2).all(|w| w[0].0 < w[1].0));
     }
 }

@@ -4,6 +4,7 @@
 //! Path of a statement: `lexer` → `parse` (→ `ast`) → `session::Session::execute`
 //! → `eval`/`functions` for expressions, `show` for SHOW → `result::Outcome`.
 pub mod ast;
+pub mod charset;
 pub mod eval;
 pub mod functions;
 pub mod infer;
@@ -13,4 +14,5 @@ pub mod result;
 pub mod session;
 pub mod show;
 pub mod status;
+pub mod sysvar;
 pub mod value;

@@ -4,6 +4,7 @@
 use kiln_common::{ErrorKind, KilnError, Result};
 
 use crate::ast::{Expr, ShowFilter, ShowKind, UserSpec, VarScope};
+use crate::charset::{CHARSETS, COLLATIONS};
 use crate::eval::{Env, Level, eval, like_match};
 use crate::result::{ColumnInfo, ColumnKind, Outcome, Rows};
 use crate::session::Session;
@@ -171,12 +172,12 @@ pub fn show(
             ];
             let rows = CHARSETS
                 .iter()
-                .map(|(n, d, c, m)| {
+                .map(|c| {
                     vec![
-                        Value::Str(n.to_string()),
-                        Value::Str(d.to_string()),
-                        Value::Str(c.to_string()),
-                        Value::UInt(*m),
+                        Value::Str(c.name.to_string()),
+                        Value::Str(c.description.to_string()),
+                        Value::Str(c.default_collation.to_string()),
+                        Value::UInt(c.max_len_bytes),
                     ]
                 })
                 .collect();
@@ -198,15 +199,15 @@ pub fn show(
             ];
             let rows = COLLATIONS
                 .iter()
-                .map(|(n, cs, id, def, pad)| {
+                .map(|c| {
                     vec![
-                        Value::Str(n.to_string()),
-                        Value::Str(cs.to_string()),
-                        Value::UInt(*id),
-                        Value::Str(if *def { "Yes" } else { "" }.into()),
+                        Value::Str(c.name.to_string()),
+                        Value::Str(c.charset.to_string()),
+                        Value::UInt(c.id),
+                        Value::Str(if c.is_default { "Yes" } else { "" }.into()),
                         Value::Str("Yes".into()),
-                        Value::UInt(if *pad { 1 } else { 0 }),
-                        Value::Str(if *pad { "PAD SPACE" } else { "NO PAD" }.into()),
+                        Value::UInt(if c.pad_space { 1 } else { 0 }),
+                        Value::Str(if c.pad_space { "PAD SPACE" } else { "NO PAD" }.into()),
                     ]
                 })
                 .collect();
@@ -341,25 +342,3 @@ fn where_matches(s: &mut Session, e: &Expr, names: &[String], row: &[Value]) -> 
     let mut env = RowEnv { s, names, row };
     Ok(eval(e, &mut env)?.to_bool() == Some(true))
 }
-
-/// (name, description, default collation, max bytes per character)
-pub const CHARSETS: &[(&str, &str, &str, u64)] = &[
-    ("ascii", "US ASCII", "ascii_general_ci", 1),
-    ("binary", "Binary pseudo charset", "binary", 1),
-    ("latin1", "cp1252 West European", "latin1_swedish_ci", 1),
-    ("utf8mb3", "UTF-8 Unicode", "utf8mb3_general_ci", 3),
-    ("utf8mb4", "UTF-8 Unicode", "utf8mb4_0900_ai_ci", 4),
-];
-
-/// (name, charset, id, is default, PAD SPACE)
-pub const COLLATIONS: &[(&str, &str, u64, bool, bool)] = &[
-    ("ascii_general_ci", "ascii", 11, true, true),
-    ("binary", "binary", 63, true, false),
-    ("latin1_bin", "latin1", 47, false, true),
-    ("latin1_swedish_ci", "latin1", 8, true, true),
-    ("utf8mb3_general_ci", "utf8mb3", 33, true, true),
-    ("utf8mb4_0900_ai_ci", "utf8mb4", 255, true, false),
-    ("utf8mb4_bin", "utf8mb4", 46, false, true),
-    ("utf8mb4_general_ci", "utf8mb4", 45, false, true),
-    ("utf8mb4_unicode_ci", "utf8mb4", 224, false, true),
-];
