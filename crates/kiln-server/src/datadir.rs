@@ -28,10 +28,22 @@ pub struct DatadirLock {
     pub path: PathBuf,
 }
 
-/// Whether `dir` needs initializing: it is missing or empty.
-pub fn needs_init(dir: &Path) -> Result<bool, String> {
+/// Whether `dir` needs initializing: it is missing or holds nothing but hidden files,
+/// `lost+found` and the files in `ignore` (the error log, which is opened before the
+/// datadir is looked at and commonly lives inside it).
+pub fn needs_init(dir: &Path, ignore: &[PathBuf]) -> Result<bool, String> {
+    let ignored = |e: &fs::DirEntry| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        name.starts_with('.')
+            || name == "lost+found"
+            || ignore.iter().any(|p| {
+                p.file_name() == Some(&e.file_name())
+                    && p.parent().and_then(|d| d.canonicalize().ok()) == dir.canonicalize().ok()
+            })
+    };
     match fs::read_dir(dir) {
-        Ok(mut it) => Ok(it.next().is_none()),
+        Ok(it) => Ok(it.filter_map(|e| e.ok()).all(|e| ignored(&e))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
         Err(e) => Err(format!(
             "cannot read data directory '{}': {e}",
@@ -153,9 +165,15 @@ mod tests {
     #[test]
     fn init_check_and_lock() {
         let d = tempdir("a");
-        assert!(needs_init(&d).unwrap());
+        assert!(needs_init(&d, &[]).unwrap());
+        // An error log (and hidden files) inside an otherwise empty datadir are fine.
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("error.log"), "x").unwrap();
+        fs::write(d.join(".keep"), "").unwrap();
+        assert!(needs_init(&d, &[d.join("error.log")]).unwrap());
+        assert!(!needs_init(&d, &[]).unwrap());
         create(&d).unwrap();
-        assert!(!needs_init(&d).unwrap());
+        assert!(!needs_init(&d, &[d.join("error.log")]).unwrap());
         check_format(&d).unwrap();
         let l = lock(&d).unwrap();
         let e = lock(&d).err().unwrap();

@@ -92,7 +92,13 @@ fn run(args: &[String]) -> Result<(), String> {
         errlog::warning(w);
     }
 
-    let fresh = datadir::needs_init(&datadir)?;
+    let log_file: Vec<PathBuf> = globals
+        .string("log_error")
+        .filter(|s| !s.is_empty() && s != "stderr")
+        .map(PathBuf::from)
+        .into_iter()
+        .collect();
+    let fresh = datadir::needs_init(&datadir, &log_file)?;
     if fresh {
         errlog::system(&format!(
             "Initializing data directory '{}'",

@@ -198,6 +198,9 @@ impl Session {
     pub fn prepare(&mut self, sql: &str) -> Result<(Parsed, Vec<ColumnInfo>)> {
         self.begin_statement(false);
         let parsed = parse_one(sql, self.no_backslash_escapes())?;
+        if let Stmt::Select(s) = &parsed.stmt {
+            self.check_tables(s)?;
+        }
         let columns = match &parsed.stmt {
             Stmt::Select(s) => s
                 .items
@@ -430,7 +433,9 @@ impl Session {
         }
     }
 
-    fn select(&mut self, s: &Select) -> Result<Outcome> {
+    /// Tables named in FROM must exist (none do until the SQL engine lands): 1046
+    /// without a default database, else 1146 — at PREPARE as well as at execution.
+    fn check_tables(&self, s: &Select) -> Result<()> {
         if let Some(t) = &s.from {
             let schema = match (&t.schema, &self.database) {
                 (Some(s), _) => s.clone(),
@@ -442,6 +447,11 @@ impl Session {
                 &[&schema, &t.name],
             ));
         }
+        Ok(())
+    }
+
+    fn select(&mut self, s: &Select) -> Result<Outcome> {
+        self.check_tables(s)?;
         if s.items
             .iter()
             .any(|i| matches!(&i.expr, Expr::Column { name, .. } if name == "*"))
