@@ -18,8 +18,13 @@
 //! filled). Disk reads happen under the new frame's X latch only, so other pages stay
 //! available and waiters for the same page block on its latch, not on the pool.
 //!
-//! Write-back: `flush_all` (clean shutdown) and eviction of dirty frames. The redo log
-//! (next) adds the WAL rule: a page is written only after the redo up to its LSN.
+//! Write-back (`write_batch`): pages are S-latched (try-latch, so a flusher never waits
+//! while holding latches), copied and checksummed; then the `WriteHook` makes the redo
+//! durable up to the newest page LSN of the batch (the WAL rule) and writes the copies
+//! to the doublewrite area; only then do the pages go to their files, the files are
+//! synced and the frames marked clean — still under the S latch, so no change can slip
+//! in between the copy and the clean mark. Callers: `flush_oldest` (page cleaner and
+//! checkpoints), `flush_all` (shutdown, tests) and eviction of a dirty frame.
 
 pub mod lru;
 
@@ -118,8 +123,23 @@ struct Instance {
     flush_list: Mutex<BTreeSet<(u64, u32)>>,
 }
 
+/// What must happen before a page image reaches its file.
+pub trait WriteHook: Send + Sync {
+    /// The WAL rule: make the redo log durable up to `lsn`.
+    fn wal_flush(&self, lsn: u64) -> io::Result<()>;
+    /// Write these page images (checksummed) to the doublewrite area and sync it, so
+    /// a write torn by a crash can be repaired from the copy.
+    fn doublewrite(&self, pages: &[&PageBuf]) -> io::Result<()>;
+}
+
+/// Pages per write batch (the doublewrite area holds one batch).
+pub const BATCH_PAGES: usize = 64;
+
 pub struct BufferPool {
     instances: Box<[Instance]>,
+    hook: RwLock<Option<Arc<dyn WriteHook>>>,
+    /// One batch writer at a time: the doublewrite area holds one batch.
+    batch: Mutex<()>,
     spaces: RwLock<HashMap<u32, Arc<dyn DataFile>>>,
     config: PoolConfig,
     started: Instant,
@@ -186,20 +206,21 @@ impl PageWrite {
     pub fn id(&self) -> PageId {
         PageId::from_u64(self.pin.frame().id.load(Ordering::Relaxed))
     }
-    /// Records that the page was changed by a mini-transaction ending at `lsn`
-    /// (0 until the redo log exists).
-    pub fn mark_dirty(&mut self, lsn: u64) {
+    /// Records that the page was changed by a mini-transaction whose redo group spans
+    /// [start_lsn, end_lsn): the page LSN becomes `end_lsn`, and a clean page joins the
+    /// flush list at `start_lsn` (the checkpoint may not pass it until it is written).
+    pub fn mark_dirty(&mut self, start_lsn: u64, end_lsn: u64) {
+        debug_assert!(start_lsn < end_lsn);
         let f = self.pin.frame();
         if !f.dirty.swap(true, Ordering::AcqRel) {
-            let lsn = lsn.max(1);
-            f.oldest_lsn.store(lsn, Ordering::Release);
+            f.oldest_lsn.store(start_lsn, Ordering::Release);
             self.pin.pool.instances[self.pin.inst as usize]
                 .flush_list
                 .lock()
-                .insert((lsn, self.pin.frame));
+                .insert((start_lsn, self.pin.frame));
         }
         let current = page::page_lsn(&self.guard.0);
-        page::set_page_lsn(&mut self.guard.0, lsn.max(current));
+        page::set_page_lsn(&mut self.guard.0, end_lsn.max(current));
     }
 }
 
@@ -244,6 +265,8 @@ impl BufferPool {
             .collect();
         Arc::new(BufferPool {
             instances,
+            hook: RwLock::new(None),
+            batch: Mutex::new(()),
             spaces: RwLock::new(HashMap::new()),
             config,
             started: Instant::now(),
@@ -267,6 +290,11 @@ impl BufferPool {
 
     fn now_ms(&self) -> u64 {
         self.started.elapsed().as_millis() as u64
+    }
+
+    /// Installs the redo/doublewrite hook (once the log is open).
+    pub fn set_write_hook(&self, hook: Arc<dyn WriteHook>) {
+        *self.hook.write() = Some(hook);
     }
 
     /// Registers a tablespace's file.
@@ -391,13 +419,57 @@ impl BufferPool {
         page::verify(buf, id).map_err(|e| BufError::Corrupt(id, e))
     }
 
-    fn write_page(&self, id: PageId, buf: &mut [u8; PAGE_SIZE]) -> Result<(), BufError> {
-        let file = self.file(id.space)?;
-        page::stamp_checksum(buf);
-        file.write_at(buf, id.page_no as u64 * PAGE_SIZE as u64)
-            .map_err(|e| BufError::Io(id, e))?;
-        self.stats.pages_flushed.inc();
-        Ok(())
+    /// Writes the dirty frames among `frames` (instance, frame) that can be S-latched
+    /// right now; returns how many were written. See the module comment.
+    fn write_batch(&self, frames: &[(u32, u32)]) -> Result<usize, BufError> {
+        let _one_batch = self.batch.lock();
+        let mut latched = Vec::with_capacity(frames.len());
+        let mut copies: Vec<Box<PageBuf>> = Vec::with_capacity(frames.len());
+        let mut max_lsn = 0;
+        for &(inst, f) in frames.iter().take(BATCH_PAGES) {
+            let frame = self.frame(inst, f);
+            let Some(g) = frame.latch.try_read_arc() else {
+                continue;
+            };
+            let key = frame.id.load(Ordering::Acquire);
+            if key == NO_PAGE || !frame.dirty.load(Ordering::Acquire) {
+                continue;
+            }
+            let mut c = PageBuf::zeroed();
+            c.0.copy_from_slice(&g.0);
+            page::stamp_checksum(&mut c.0);
+            max_lsn = max_lsn.max(page::page_lsn(&c.0));
+            copies.push(c);
+            latched.push((inst, f, PageId::from_u64(key), g));
+        }
+        if latched.is_empty() {
+            return Ok(0);
+        }
+        let hook = self.hook.read().clone();
+        if let Some(h) = &hook {
+            let first = latched[0].2;
+            h.wal_flush(max_lsn).map_err(|e| BufError::Io(first, e))?;
+            let refs: Vec<&PageBuf> = copies.iter().map(|c| &**c).collect();
+            h.doublewrite(&refs).map_err(|e| BufError::Io(first, e))?;
+        }
+        let mut files: Vec<(u32, Arc<dyn DataFile>)> = Vec::new();
+        for ((_, _, id, _), c) in latched.iter().zip(copies.iter()) {
+            let file = self.file(id.space)?;
+            file.write_at(&c.0, id.page_no as u64 * PAGE_SIZE as u64)
+                .map_err(|e| BufError::Io(*id, e))?;
+            if !files.iter().any(|(s, _)| *s == id.space) {
+                files.push((id.space, file));
+            }
+        }
+        for (s, f) in &files {
+            f.sync().map_err(|e| BufError::Io(PageId::new(*s, 0), e))?;
+        }
+        for (inst, f, _, g) in latched.iter() {
+            self.mark_clean(&self.instances[*inst as usize], *f);
+            let _ = g;
+        }
+        self.stats.pages_flushed.add(latched.len() as u64);
+        Ok(latched.len())
     }
 
     /// A frame for a new page: from the free list, else by evicting the least recently
@@ -428,14 +500,7 @@ impl BufferPool {
                 }
                 // Clean it first if dirty (without holding the pool's locks).
                 if frame.dirty.load(Ordering::Acquire) {
-                    let Some(mut w) = frame.latch.try_write() else {
-                        continue;
-                    };
-                    let id = PageId::from_u64(frame.id.load(Ordering::Acquire));
-                    if frame.dirty.load(Ordering::Acquire) {
-                        self.write_page(id, &mut w.0)?;
-                        self.mark_clean(inst, f);
-                    }
+                    self.write_batch(&[(inst_no, f)])?;
                 }
                 // Claim it under the hash latch: pin 0 → 1 (no one else holds it) and
                 // still mapped (a frame in transit or on the free list has no page).
@@ -480,6 +545,15 @@ impl BufferPool {
         Ok(PageRead { guard, pin })
     }
 
+    /// An exclusive latch on `id` only if it can be had without waiting.
+    pub fn try_fetch_write(self: &Arc<Self>, id: PageId) -> Result<Option<PageWrite>, BufError> {
+        let pin = self.pin(id, false)?;
+        let Some(guard) = pin.frame().latch.try_write_arc() else {
+            return Ok(None);
+        };
+        Ok(Some(PageWrite { guard, pin }))
+    }
+
     /// Reads a page with an exclusive latch.
     pub fn fetch_write(self: &Arc<Self>, id: PageId) -> Result<PageWrite, BufError> {
         let pin = self.pin(id, false)?;
@@ -498,18 +572,33 @@ impl BufferPool {
     /// Writes every dirty page of `space` (all spaces with `None`) and syncs the files.
     pub fn flush_all(&self, space: Option<u32>) -> Result<usize, BufError> {
         let mut written = 0;
-        for inst in self.instances.iter() {
-            let dirty: Vec<u32> = inst.flush_list.lock().iter().map(|(_, f)| *f).collect();
-            for f in dirty {
-                let frame = &inst.frames[f as usize];
-                let mut w = frame.latch.write();
-                let id = PageId::from_u64(frame.id.load(Ordering::Acquire));
-                if !frame.dirty.load(Ordering::Acquire) || space.is_some_and(|s| s != id.space) {
-                    continue;
-                }
-                self.write_page(id, &mut w.0)?;
-                self.mark_clean(inst, f);
-                written += 1;
+        loop {
+            let dirty: Vec<(u32, u32)> = self
+                .instances
+                .iter()
+                .enumerate()
+                .flat_map(|(i, inst)| {
+                    let fl = inst.flush_list.lock();
+                    fl.iter()
+                        .map(|(_, f)| (i as u32, *f))
+                        .filter(|(i, f)| {
+                            let id = self.frame(*i, *f).id.load(Ordering::Acquire);
+                            space.is_none_or(|s| id != NO_PAGE && PageId::from_u64(id).space == s)
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            if dirty.is_empty() {
+                break;
+            }
+            let mut progress = 0;
+            for chunk in dirty.chunks(BATCH_PAGES) {
+                progress += self.write_batch(chunk)?;
+            }
+            written += progress;
+            if progress == 0 {
+                // Every remaining page is X-latched by someone right now.
+                std::thread::sleep(std::time::Duration::from_millis(1));
             }
         }
         let files: Vec<(u32, Arc<dyn DataFile>)> = self
@@ -522,6 +611,30 @@ impl BufferPool {
             if space.is_none_or(|x| x == s) {
                 f.sync().map_err(|e| BufError::Io(PageId::new(s, 0), e))?;
             }
+        }
+        Ok(written)
+    }
+
+    /// Writes up to `max_pages` dirty pages first dirtied before `lsn`, oldest first
+    /// (the page cleaner and the checkpoint). Returns how many were written.
+    pub fn flush_oldest(&self, lsn: u64, max_pages: usize) -> Result<usize, BufError> {
+        let per = max_pages.div_ceil(self.instances.len()).max(1);
+        let mut victims: Vec<(u64, u32, u32)> = Vec::new();
+        for (i, inst) in self.instances.iter().enumerate() {
+            let fl = inst.flush_list.lock();
+            victims.extend(
+                fl.iter()
+                    .take_while(|(l, _)| *l < lsn)
+                    .take(per)
+                    .map(|(l, f)| (*l, i as u32, *f)),
+            );
+        }
+        victims.sort_unstable();
+        victims.truncate(max_pages);
+        let frames: Vec<(u32, u32)> = victims.iter().map(|v| (v.1, v.2)).collect();
+        let mut written = 0;
+        for chunk in frames.chunks(BATCH_PAGES) {
+            written += self.write_batch(chunk)?;
         }
         Ok(written)
     }
@@ -604,7 +717,7 @@ mod tests {
             let mut w = p.fetch_new(id).unwrap();
             page::init_header(&mut w, id, PageType::Index);
             w[100] = i as u8;
-            w.mark_dirty(1);
+            w.mark_dirty(1, 2);
         }
         for i in (0..n).rev() {
             let r = p.fetch_read(PageId::new(1, i)).unwrap();
@@ -649,7 +762,7 @@ mod tests {
         {
             let mut w = p.fetch_new(id).unwrap();
             page::init_header(&mut w, id, PageType::Index);
-            w.mark_dirty(1);
+            w.mark_dirty(1, 2);
         }
         p.flush_all(None).unwrap();
         p.discard_space(1);
@@ -676,7 +789,7 @@ mod tests {
         for i in 0..100u32 {
             let mut w = p.fetch_new(PageId::new(1, i)).unwrap();
             page::init_header(&mut w, PageId::new(1, i), PageType::Index);
-            w.mark_dirty(1);
+            w.mark_dirty(1, 2);
         }
         std::thread::scope(|s| {
             for t in 0..4u32 {
@@ -688,7 +801,7 @@ mod tests {
                             let mut w = p.fetch_write(id).unwrap();
                             let c = page::get_u32(&w, 64);
                             page::put_u32(&mut w, 64, c + 1);
-                            w.mark_dirty(2);
+                            w.mark_dirty(2, 3);
                         } else {
                             let r = p.fetch_read(id).unwrap();
                             assert_eq!(r.id(), id);

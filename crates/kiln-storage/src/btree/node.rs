@@ -1,0 +1,440 @@
+//! B+tree node: a slotted page of records in key order.
+//!
+//! ```text
+//! offset size  field
+//!      0   32  common page header (page.rs), type Index; prev/next link leaves
+//!     32    2  level        0 for leaves
+//!     34    2  n_slots      number of records
+//!     36    2  heap_top     lowest byte of the record heap (records grow down)
+//!     38    2  garbage      bytes of removed records still inside the heap
+//!     40    8  index_id     the tree this page belongs to
+//!     48    4  leftmost     internal nodes: child for keys below record 0; else FIL_NULL
+//!     52    4  (reserved)
+//!     56       slot array   n_slots × u16: record offsets, in key order
+//!              free space
+//! heap_top     record heap  (any order)
+//!  PAGE_SIZE
+//! ```
+//!
+//! Records:
+//!
+//! ```text
+//! leaf:      key_len u16 | flags u8 | stored_len u32 | key | stored
+//!            flags bit 0: the value is in overflow pages and `stored` is
+//!            first_page u32 | total_len u64
+//! internal:  key_len u16 | child u32 | key        (child holds keys ≥ key)
+//! ```
+//!
+//! Invariants (checked by `check`): slots are sorted by key with no duplicates; every
+//! record lies inside [heap_top, PAGE_SIZE); records do not overlap; the bytes of live
+//! records plus `garbage` equal PAGE_SIZE − heap_top.
+//!
+//! Limits: a key is at most `KEY_MAX` bytes and a record at most `RECORD_MAX`, so a
+//! page always holds at least four records and a split always makes room.
+
+use std::cmp::Ordering;
+
+use crate::page::{
+    self, FIL_NULL, HEADER_SIZE, PAGE_SIZE, PageId, PageType, get_u16, get_u32, get_u64, put_u16,
+    put_u32, put_u64,
+};
+
+const OFF_LEVEL: usize = HEADER_SIZE;
+const OFF_N_SLOTS: usize = HEADER_SIZE + 2;
+const OFF_HEAP_TOP: usize = HEADER_SIZE + 4;
+const OFF_GARBAGE: usize = HEADER_SIZE + 6;
+const OFF_INDEX_ID: usize = HEADER_SIZE + 8;
+pub const OFF_LEFTMOST: usize = HEADER_SIZE + 16;
+/// First byte of the slot array.
+pub const SLOTS_START: usize = HEADER_SIZE + 24;
+
+/// Longest key in bytes (InnoDB's limit for 16 KiB pages is 3072).
+pub const KEY_MAX: usize = 3072;
+/// Largest record; values that would exceed it go to overflow pages.
+pub const RECORD_MAX: usize = (PAGE_SIZE - SLOTS_START) / 4 - 2;
+
+pub const LEAF_HEADER: usize = 7;
+pub const INTERNAL_HEADER: usize = 6;
+/// Largest internal record (a separator of `KEY_MAX` bytes).
+pub const INTERNAL_MAX: usize = INTERNAL_HEADER + KEY_MAX;
+pub const FLAG_OVERFLOW: u8 = 1;
+/// Size of an overflow reference stored in a leaf record.
+pub const OVERFLOW_REF_LEN: usize = 12;
+
+pub fn init(p: &mut [u8], id: PageId, index_id: u64, level: u16) {
+    page::init_header(p, id, PageType::Index);
+    p[HEADER_SIZE..].fill(0);
+    put_u16(p, OFF_LEVEL, level);
+    put_u16(p, OFF_N_SLOTS, 0);
+    put_u16(p, OFF_HEAP_TOP, PAGE_SIZE as u16);
+    put_u16(p, OFF_GARBAGE, 0);
+    put_u64(p, OFF_INDEX_ID, index_id);
+    put_u32(p, OFF_LEFTMOST, FIL_NULL);
+}
+
+fn heap_top(p: &[u8]) -> usize {
+    get_u16(p, OFF_HEAP_TOP) as usize
+}
+
+fn set_heap_top(p: &mut [u8], v: usize) {
+    debug_assert!(v <= PAGE_SIZE);
+    put_u16(p, OFF_HEAP_TOP, v as u16);
+}
+
+pub fn level(p: &[u8]) -> u16 {
+    get_u16(p, OFF_LEVEL)
+}
+pub fn is_leaf(p: &[u8]) -> bool {
+    level(p) == 0
+}
+pub fn n_slots(p: &[u8]) -> usize {
+    get_u16(p, OFF_N_SLOTS) as usize
+}
+pub fn index_id(p: &[u8]) -> u64 {
+    get_u64(p, OFF_INDEX_ID)
+}
+pub fn leftmost(p: &[u8]) -> u32 {
+    get_u32(p, OFF_LEFTMOST)
+}
+pub fn set_leftmost(p: &mut [u8], child: u32) {
+    put_u32(p, OFF_LEFTMOST, child)
+}
+fn garbage(p: &[u8]) -> usize {
+    get_u16(p, OFF_GARBAGE) as usize
+}
+
+fn slot(p: &[u8], i: usize) -> usize {
+    get_u16(p, SLOTS_START + 2 * i) as usize
+}
+
+/// Size of the record at byte offset `off`.
+fn record_len_at(p: &[u8], off: usize) -> usize {
+    let key_len = get_u16(p, off) as usize;
+    if is_leaf(p) {
+        LEAF_HEADER + key_len + get_u32(p, off + 3) as usize
+    } else {
+        INTERNAL_HEADER + key_len
+    }
+}
+
+pub fn record(p: &[u8], i: usize) -> &[u8] {
+    let off = slot(p, i);
+    &p[off..off + record_len_at(p, off)]
+}
+
+pub fn key(p: &[u8], i: usize) -> &[u8] {
+    let off = slot(p, i);
+    let key_len = get_u16(p, off) as usize;
+    let h = if is_leaf(p) {
+        LEAF_HEADER
+    } else {
+        INTERNAL_HEADER
+    };
+    &p[off + h..off + h + key_len]
+}
+
+/// A leaf record's value: inline bytes or a reference to overflow pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored<'a> {
+    Inline(&'a [u8]),
+    Overflow { first_page: u32, total_len: u64 },
+}
+
+pub fn leaf_value(p: &[u8], i: usize) -> Stored<'_> {
+    debug_assert!(is_leaf(p));
+    let off = slot(p, i);
+    let key_len = get_u16(p, off) as usize;
+    let flags = p[off + 2];
+    let len = get_u32(p, off + 3) as usize;
+    let v = &p[off + LEAF_HEADER + key_len..off + LEAF_HEADER + key_len + len];
+    if flags & FLAG_OVERFLOW != 0 {
+        Stored::Overflow {
+            first_page: get_u32(v, 0),
+            total_len: get_u64(v, 4),
+        }
+    } else {
+        Stored::Inline(v)
+    }
+}
+
+/// Internal node: child for slot `i` (keys ≥ key(i)).
+pub fn child(p: &[u8], i: usize) -> u32 {
+    debug_assert!(!is_leaf(p));
+    get_u32(p, slot(p, i) + 2)
+}
+
+/// The child to follow for `key` in an internal node.
+pub fn child_for(p: &[u8], key: &[u8]) -> u32 {
+    match search(p, key) {
+        Ok(i) => child(p, i),
+        Err(0) => leftmost(p),
+        Err(i) => child(p, i - 1),
+    }
+}
+
+/// Binary search: `Ok(i)` if record i has `key`, else `Err(i)` where it would go.
+pub fn search(p: &[u8], target: &[u8]) -> Result<usize, usize> {
+    let (mut lo, mut hi) = (0usize, n_slots(p));
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        match key(p, mid).cmp(target) {
+            Ordering::Less => lo = mid + 1,
+            Ordering::Greater => hi = mid,
+            Ordering::Equal => return Ok(mid),
+        }
+    }
+    Err(lo)
+}
+
+pub fn leaf_record(key: &[u8], stored: Stored<'_>) -> Vec<u8> {
+    assert!(key.len() <= KEY_MAX);
+    let (flags, bytes): (u8, Vec<u8>) = match stored {
+        Stored::Inline(v) => (0, v.to_vec()),
+        Stored::Overflow {
+            first_page,
+            total_len,
+        } => {
+            let mut b = first_page.to_le_bytes().to_vec();
+            b.extend_from_slice(&total_len.to_le_bytes());
+            (FLAG_OVERFLOW, b)
+        }
+    };
+    let mut r = Vec::with_capacity(LEAF_HEADER + key.len() + bytes.len());
+    r.extend_from_slice(&(key.len() as u16).to_le_bytes());
+    r.push(flags);
+    r.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    r.extend_from_slice(key);
+    r.extend_from_slice(&bytes);
+    r
+}
+
+pub fn internal_record(key: &[u8], child: u32) -> Vec<u8> {
+    assert!(key.len() <= KEY_MAX);
+    let mut r = Vec::with_capacity(INTERNAL_HEADER + key.len());
+    r.extend_from_slice(&(key.len() as u16).to_le_bytes());
+    r.extend_from_slice(&child.to_le_bytes());
+    r.extend_from_slice(key);
+    r
+}
+
+/// Whether a leaf record of this key and inline value size fits the record limit.
+pub fn fits_inline(key_len: usize, value_len: usize) -> bool {
+    LEAF_HEADER + key_len + value_len <= RECORD_MAX
+}
+
+/// Bytes available for records and slots, counting garbage (reclaimable).
+pub fn free_bytes(p: &[u8]) -> usize {
+    heap_top(p) - (SLOTS_START + 2 * n_slots(p)) + garbage(p)
+}
+
+/// Bytes used by records and slots.
+pub fn used_bytes(p: &[u8]) -> usize {
+    PAGE_SIZE - SLOTS_START - free_bytes(p)
+}
+
+/// Whether a record of `len` bytes can be inserted (possibly after compaction).
+pub fn has_room(p: &[u8], len: usize) -> bool {
+    free_bytes(p) >= len + 2
+}
+
+/// Rewrites the heap without garbage, keeping slot order.
+fn compact(p: &mut [u8]) {
+    let n = n_slots(p);
+    let records: Vec<Vec<u8>> = (0..n).map(|i| record(p, i).to_vec()).collect();
+    let mut top = PAGE_SIZE;
+    for (i, r) in records.iter().enumerate() {
+        top -= r.len();
+        p[top..top + r.len()].copy_from_slice(r);
+        put_u16(p, SLOTS_START + 2 * i, top as u16);
+    }
+    set_heap_top(p, top);
+    put_u16(p, OFF_GARBAGE, 0);
+}
+
+/// Inserts `rec` as slot `pos`. The caller checked `has_room`.
+pub fn insert_at(p: &mut [u8], pos: usize, rec: &[u8]) {
+    let n = n_slots(p);
+    assert!(pos <= n && has_room(p, rec.len()), "insert_at without room");
+    if heap_top(p) - (SLOTS_START + 2 * n) < rec.len() + 2 {
+        compact(p);
+    }
+    let top = heap_top(p) - rec.len();
+    p[top..top + rec.len()].copy_from_slice(rec);
+    set_heap_top(p, top);
+    let s = SLOTS_START + 2 * pos;
+    p.copy_within(s..SLOTS_START + 2 * n, s + 2);
+    put_u16(p, s, top as u16);
+    put_u16(p, OFF_N_SLOTS, (n + 1) as u16);
+}
+
+/// Removes slot `pos`; its bytes become garbage.
+pub fn remove_at(p: &mut [u8], pos: usize) {
+    let n = n_slots(p);
+    assert!(pos < n);
+    let len = record(p, pos).len();
+    let off = slot(p, pos);
+    let s = SLOTS_START + 2 * pos;
+    p.copy_within(s + 2..SLOTS_START + 2 * n, s);
+    put_u16(p, OFF_N_SLOTS, (n - 1) as u16);
+    if off == heap_top(p) {
+        set_heap_top(p, off + len);
+    } else {
+        put_u16(p, OFF_GARBAGE, (garbage(p) + len) as u16);
+    }
+}
+
+/// Moves records [from, n) of `src` to the empty node `dst` (same level).
+pub fn move_tail(src: &mut [u8], from: usize, dst: &mut [u8]) {
+    assert_eq!(n_slots(dst), 0);
+    let n = n_slots(src);
+    for i in from..n {
+        let r = record(src, i).to_vec();
+        insert_at(dst, i - from, &r);
+    }
+    for i in (from..n).rev() {
+        remove_at(src, i);
+    }
+}
+
+/// The slot at which to split so both halves hold about half the bytes.
+pub fn split_point(p: &[u8]) -> usize {
+    let n = n_slots(p);
+    assert!(n >= 2, "splitting a node with fewer than two records");
+    let total: usize = (0..n).map(|i| record(p, i).len() + 2).sum();
+    let mut acc = 0;
+    for i in 0..n {
+        acc += record(p, i).len() + 2;
+        if acc >= total / 2 {
+            return (i + 1).clamp(1, n - 1);
+        }
+    }
+    n / 2
+}
+
+/// Verifies the invariants in the module comment. Panics with a description.
+pub fn check(p: &[u8]) {
+    let n = n_slots(p);
+    let top = heap_top(p);
+    assert!(SLOTS_START + 2 * n <= top, "slot array overlaps the heap");
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(n);
+    for i in 0..n {
+        let off = slot(p, i);
+        let len = record_len_at(p, off);
+        assert!(
+            off >= top && off + len <= PAGE_SIZE,
+            "record {i} outside the heap"
+        );
+        spans.push((off, len));
+        if i > 0 {
+            assert!(key(p, i - 1) < key(p, i), "keys out of order at slot {i}");
+        }
+    }
+    spans.sort();
+    for w in spans.windows(2) {
+        assert!(w[0].0 + w[0].1 <= w[1].0, "records overlap");
+    }
+    let live: usize = spans.iter().map(|s| s.1).sum();
+    assert_eq!(live + garbage(p), PAGE_SIZE - top, "heap accounting");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::page::PageBuf;
+    use std::collections::BTreeMap;
+
+    fn leaf() -> Box<PageBuf> {
+        let mut b = PageBuf::zeroed();
+        init(&mut b.0, PageId::new(1, 5), 9, 0);
+        b
+    }
+
+    #[test]
+    fn insert_remove_compact_against_a_model() {
+        let mut b = leaf();
+        let p = &mut b.0;
+        let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+        let mut x = 12345u64;
+        for step in 0..20000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let k = format!("k{:05}", x % 500).into_bytes();
+            let vlen = (x >> 20) as usize % 300;
+            match search(p, &k) {
+                Ok(i) => {
+                    remove_at(p, i);
+                    model.remove(&k);
+                }
+                Err(i) => {
+                    let v = vec![(step % 251) as u8; vlen];
+                    let r = leaf_record(&k, Stored::Inline(&v));
+                    if has_room(p, r.len()) {
+                        insert_at(p, i, &r);
+                        model.insert(k, v);
+                    }
+                }
+            }
+            if step % 97 == 0 {
+                check(p);
+            }
+        }
+        check(p);
+        assert_eq!(n_slots(p), model.len());
+        for (i, (k, v)) in model.iter().enumerate() {
+            assert_eq!(key(p, i), &k[..]);
+            assert_eq!(leaf_value(p, i), Stored::Inline(v));
+        }
+    }
+
+    #[test]
+    fn split_moves_half_and_internal_routing() {
+        let mut b = leaf();
+        let p = &mut b.0;
+        let mut i = 0u32;
+        loop {
+            let k = format!("{i:08}").into_bytes();
+            let r = leaf_record(&k, Stored::Inline(&[7u8; 100]));
+            if !has_room(p, r.len()) {
+                break;
+            }
+            let n = n_slots(p);
+            insert_at(p, n, &r);
+            i += 1;
+        }
+        let n = n_slots(p);
+        let at = split_point(p);
+        let mut right = leaf();
+        move_tail(p, at, &mut right.0);
+        check(p);
+        check(&right.0);
+        assert_eq!(n_slots(p) + n_slots(&right.0), n);
+        assert!(n_slots(p).abs_diff(n_slots(&right.0)) <= 1);
+
+        let mut node = PageBuf::zeroed();
+        init(&mut node.0, PageId::new(1, 6), 9, 1);
+        set_leftmost(&mut node.0, 10);
+        insert_at(&mut node.0, 0, &internal_record(b"m", 11));
+        insert_at(&mut node.0, 1, &internal_record(b"t", 12));
+        assert_eq!(child_for(&node.0, b"a"), 10);
+        assert_eq!(child_for(&node.0, b"m"), 11);
+        assert_eq!(child_for(&node.0, b"p"), 11);
+        assert_eq!(child_for(&node.0, b"z"), 12);
+        check(&node.0);
+    }
+
+    #[test]
+    fn limits_guarantee_four_records_per_page() {
+        let mut b = leaf();
+        let big = vec![1u8; RECORD_MAX - LEAF_HEADER - 4];
+        for i in 0..4u32 {
+            let r = leaf_record(&i.to_be_bytes(), Stored::Inline(&big));
+            assert_eq!(r.len(), RECORD_MAX);
+            assert!(has_room(&b.0, r.len()), "record {i}");
+            insert_at(&mut b.0, i as usize, &r);
+        }
+        check(&b.0);
+        assert!(fits_inline(10, 100));
+        assert!(!fits_inline(10, RECORD_MAX));
+    }
+}

@@ -1,0 +1,857 @@
+//! A B+tree over byte-string keys: lookups, inserts, upserts, deletes, range cursors.
+//!
+//! The root page never moves (its number is registered in the tablespace header); a
+//! root split copies the root's records into two new children and the root grows a
+//! level. Keys are unique, compared as bytes (callers encode them memcomparably).
+//!
+//! Concurrency without a tree-wide lock (design note: `docs/btree.md`):
+//! - Readers descend with S latches, coupling (child latched before the parent is
+//!   released). They never hold two pages of one level.
+//! - Writers first try optimistically: S-couple down to the leaf's parent, X-latch the
+//!   leaf, change it if it has room. Most inserts and deletes end there.
+//! - Otherwise (a split, or unlinking an emptied leaf) they restart pessimistically:
+//!   X-latch from the root down, releasing the ancestors above any node that cannot
+//!   be changed by the operation ("safe"), all in one mini-transaction.
+//! - Latch order: top-down, and left-to-right within a level. The one right-to-left
+//!   latch (an emptied leaf's left neighbour) is only tried, never waited for.
+//! - Cursors do not hold latches between calls: they copy a leaf's records and come
+//!   back by key, using the fence keys met on the way down, so they never follow
+//!   sibling pointers and cannot land on a page that was freed meanwhile.
+
+use std::collections::VecDeque;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use super::blob;
+use super::node::{self, Stored};
+use crate::buf::{BufError, BufferPool, PageRead};
+use crate::log::Log;
+use crate::log::record::Op;
+use crate::mtr::{Mtr, Slot};
+use crate::page::{self, FIL_NULL, OFF_NEXT, OFF_PREV, PageId, PageType, get_u32};
+use crate::space::Space;
+
+#[derive(Debug)]
+pub enum TreeError {
+    Buf(BufError),
+    DuplicateKey,
+    KeyTooLong(usize),
+    ValueTooLong(u64),
+    /// A page that should belong to this tree does not (wrong type, index or level).
+    Corrupt(PageId, &'static str),
+}
+
+impl std::fmt::Display for TreeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TreeError::Buf(e) => write!(f, "{e}"),
+            TreeError::DuplicateKey => write!(f, "duplicate key"),
+            TreeError::KeyTooLong(n) => {
+                write!(f, "key of {n} bytes exceeds {} bytes", node::KEY_MAX)
+            }
+            TreeError::ValueTooLong(n) => {
+                write!(f, "value of {n} bytes exceeds {} bytes", blob::VALUE_MAX)
+            }
+            TreeError::Corrupt(id, what) => write!(f, "B+tree page {id} is corrupt: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for TreeError {}
+
+impl From<BufError> for TreeError {
+    fn from(e: BufError) -> Self {
+        TreeError::Buf(e)
+    }
+}
+
+pub type Result<T> = std::result::Result<T, TreeError>;
+
+/// An open B+tree.
+pub struct BTree {
+    pool: Arc<BufferPool>,
+    log: Arc<Log>,
+    space: Arc<Space>,
+    index_id: u64,
+    root: u32,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Insert,
+    Upsert,
+}
+
+/// What `check` found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct TreeStats {
+    pub height: usize,
+    pub leaves: usize,
+    pub internal: usize,
+    pub records: usize,
+}
+
+/// The shortest key `s` with `left < s <= right` (suffix truncation of separators).
+fn separator(left: &[u8], right: &[u8]) -> Vec<u8> {
+    debug_assert!(left < right);
+    let common = left.iter().zip(right).take_while(|(a, b)| a == b).count();
+    right[..(common + 1).min(right.len())].to_vec()
+}
+
+impl BTree {
+    /// Creates an empty tree (one leaf, the root) in `space` and registers it.
+    pub fn create(
+        pool: &Arc<BufferPool>,
+        log: &Arc<Log>,
+        space: &Arc<Space>,
+        index_id: u64,
+    ) -> Result<BTree> {
+        log.free_check();
+        let mut mtr = Mtr::new(pool, log);
+        let s = space.allocate(&mut mtr)?;
+        mtr.apply(s, Op::InitNode { index_id, level: 0 });
+        let root = mtr.id(s).page_no;
+        space.register_root(&mut mtr, index_id, root)?;
+        mtr.commit();
+        Ok(BTree {
+            pool: pool.clone(),
+            log: log.clone(),
+            space: space.clone(),
+            index_id,
+            root,
+        })
+    }
+
+    /// Opens the tree registered for `index_id`, if any.
+    pub fn open(
+        pool: &Arc<BufferPool>,
+        log: &Arc<Log>,
+        space: &Arc<Space>,
+        index_id: u64,
+    ) -> Result<Option<BTree>> {
+        let Some(root) = space.root_of(index_id)? else {
+            return Ok(None);
+        };
+        Ok(Some(BTree {
+            pool: pool.clone(),
+            log: log.clone(),
+            space: space.clone(),
+            index_id,
+            root,
+        }))
+    }
+
+    pub fn index_id(&self) -> u64 {
+        self.index_id
+    }
+
+    fn page_id(&self, page_no: u32) -> PageId {
+        PageId::new(self.space.id, page_no)
+    }
+
+    fn validate(&self, p: &[u8], id: PageId, level: Option<u16>) -> Result<()> {
+        if page::page_type(p) != Some(PageType::Index) {
+            return Err(TreeError::Corrupt(id, "not an index page"));
+        }
+        if node::index_id(p) != self.index_id {
+            return Err(TreeError::Corrupt(id, "page of another index"));
+        }
+        if level.is_some_and(|l| node::level(p) != l) {
+            return Err(TreeError::Corrupt(id, "unexpected level"));
+        }
+        Ok(())
+    }
+
+    fn fetch_child(&self, parent: &[u8], child: u32) -> Result<PageRead> {
+        let id = self.page_id(child);
+        let p = self.pool.fetch_read(id)?;
+        self.validate(&p, id, Some(node::level(parent) - 1))?;
+        Ok(p)
+    }
+
+    /// S-latched leaf whose key range holds `key`.
+    fn leaf_for_read(&self, key: &[u8]) -> Result<PageRead> {
+        let id = self.page_id(self.root);
+        let mut p = self.pool.fetch_read(id)?;
+        self.validate(&p, id, None)?;
+        while !node::is_leaf(&p) {
+            let c = node::child_for(&p, key);
+            p = self.fetch_child(&p, c)?;
+        }
+        Ok(p)
+    }
+
+    /// Optimistic write path: the leaf for `key`, X-latched in `mtr`, reached with S
+    /// latches above it.
+    fn leaf_for_write(&self, mtr: &mut Mtr, key: &[u8]) -> Result<Slot> {
+        let root_id = self.page_id(self.root);
+        loop {
+            let root = self.pool.fetch_read(root_id)?;
+            self.validate(&root, root_id, None)?;
+            if node::is_leaf(&root) {
+                drop(root);
+                let s = mtr.x_latch(root_id)?;
+                if node::is_leaf(mtr.page(s)) {
+                    return Ok(s);
+                }
+                mtr.release(s); // the root split while we switched latches
+                continue;
+            }
+            let mut p = root;
+            loop {
+                let c = node::child_for(&p, key);
+                if node::level(&p) == 1 {
+                    let s = mtr.x_latch(self.page_id(c))?;
+                    let id = mtr.id(s);
+                    self.validate(mtr.page(s), id, Some(0))?;
+                    return Ok(s);
+                }
+                p = self.fetch_child(&p, c)?;
+            }
+        }
+    }
+
+    /// The value stored for `key`.
+    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let leaf = self.leaf_for_read(key)?;
+        match node::search(&leaf, key) {
+            Ok(i) => Ok(Some(self.materialize(node::leaf_value(&leaf, i))?)),
+            Err(_) => Ok(None),
+        }
+    }
+
+    fn materialize(&self, v: Stored<'_>) -> Result<Vec<u8>> {
+        match v {
+            Stored::Inline(b) => Ok(b.to_vec()),
+            Stored::Overflow {
+                first_page,
+                total_len,
+            } => Ok(blob::read(
+                &self.pool,
+                self.space.id,
+                first_page,
+                total_len,
+            )?),
+        }
+    }
+
+    fn leaf_record_for(&self, key: &[u8], value: &[u8]) -> Result<(Vec<u8>, Option<u32>)> {
+        if key.len() > node::KEY_MAX {
+            return Err(TreeError::KeyTooLong(key.len()));
+        }
+        if value.len() as u64 > blob::VALUE_MAX {
+            return Err(TreeError::ValueTooLong(value.len() as u64));
+        }
+        if node::fits_inline(key.len(), value.len()) {
+            return Ok((node::leaf_record(key, Stored::Inline(value)), None));
+        }
+        let first = blob::write(&self.pool, &self.log, &self.space, value)?;
+        let rec = node::leaf_record(
+            key,
+            Stored::Overflow {
+                first_page: first,
+                total_len: value.len() as u64,
+            },
+        );
+        Ok((rec, Some(first)))
+    }
+
+    /// Inserts a new key; `DuplicateKey` if it exists. Returns the commit LSN.
+    pub fn insert(&self, key: &[u8], value: &[u8]) -> Result<u64> {
+        self.put(key, value, Mode::Insert)
+    }
+
+    /// Inserts or replaces. Returns the commit LSN.
+    pub fn upsert(&self, key: &[u8], value: &[u8]) -> Result<u64> {
+        self.put(key, value, Mode::Upsert)
+    }
+
+    fn put(&self, key: &[u8], value: &[u8], mode: Mode) -> Result<u64> {
+        let (rec, chain) = self.leaf_record_for(key, value)?;
+        let res = self.put_record(key, &rec, mode);
+        if let (Err(_), Some(first)) = (&res, chain) {
+            blob::free(&self.pool, &self.log, &self.space, first)?;
+        }
+        res
+    }
+
+    fn put_record(&self, key: &[u8], rec: &[u8], mode: Mode) -> Result<u64> {
+        loop {
+            self.log.free_check();
+            let mut mtr = Mtr::new(&self.pool, &self.log);
+            let s = self.leaf_for_write(&mut mtr, key)?;
+            match node::search(mtr.page(s), key) {
+                Ok(_) if mode == Mode::Insert => return Err(TreeError::DuplicateKey),
+                Ok(i) => {
+                    let p = mtr.page(s);
+                    let old = node::leaf_value(p, i);
+                    let old_chain = match old {
+                        Stored::Overflow { first_page, .. } => Some(first_page),
+                        Stored::Inline(_) => None,
+                    };
+                    if node::free_bytes(p) + node::record(p, i).len() >= rec.len() {
+                        mtr.apply(s, Op::Remove { pos: i as u16 });
+                        mtr.apply(s, Op::Insert { pos: i as u16, rec });
+                        let lsn = mtr.commit();
+                        if let Some(first) = old_chain {
+                            blob::free(&self.pool, &self.log, &self.space, first)?;
+                        }
+                        return Ok(lsn);
+                    }
+                }
+                Err(i) => {
+                    if node::has_room(mtr.page(s), rec.len()) {
+                        mtr.apply(s, Op::Insert { pos: i as u16, rec });
+                        return Ok(mtr.commit());
+                    }
+                }
+            }
+            drop(mtr);
+            self.make_room(key, rec.len())?;
+        }
+    }
+
+    /// Pessimistic descent: X-latches the path from the root to the leaf for `key`.
+    /// When an internal node is `safe` (the operation cannot change anything above
+    /// it), the latches above it are released; the path keeps that node and below.
+    fn descend_x(
+        &self,
+        mtr: &mut Mtr,
+        key: &[u8],
+        safe: impl Fn(&[u8]) -> bool,
+    ) -> Result<Vec<Slot>> {
+        let root_id = self.page_id(self.root);
+        let mut path = vec![mtr.x_latch(root_id)?];
+        self.validate(mtr.page(path[0]), root_id, None)?;
+        loop {
+            let top = *path.last().expect("path holds the root at least");
+            if node::is_leaf(mtr.page(top)) {
+                return Ok(path);
+            }
+            let c = node::child_for(mtr.page(top), key);
+            let level = node::level(mtr.page(top)) - 1;
+            let s = mtr.x_latch(self.page_id(c))?;
+            let id = mtr.id(s);
+            self.validate(mtr.page(s), id, Some(level))?;
+            if level > 0 && safe(mtr.page(s)) {
+                for a in path.drain(..) {
+                    mtr.release(a);
+                }
+            }
+            path.push(s);
+        }
+    }
+
+    /// Pessimistic path: splits the leaf for `key` (and its ancestors as needed) so
+    /// that a record of `need` bytes fits. The caller retries its change.
+    fn make_room(&self, key: &[u8], need: usize) -> Result<()> {
+        self.log.free_check();
+        let mut mtr = Mtr::new(&self.pool, &self.log);
+        // An internal node with room for one more separator absorbs a split below.
+        let path = self.descend_x(&mut mtr, key, |p| node::has_room(p, node::INTERNAL_MAX))?;
+        let leaf = *path.last().unwrap();
+        if node::has_room(mtr.page(leaf), need) {
+            return Ok(()); // someone else split it meanwhile
+        }
+        // Split bottom-up. `pending` is the separator and new right page to insert
+        // into the next level up.
+        let mut idx = path.len() - 1;
+        let mut pending: Option<(Vec<u8>, u32)> = None;
+        loop {
+            let s = path[idx];
+            if let Some((sep, right)) = pending.take() {
+                let rec = node::internal_record(&sep, right);
+                if node::has_room(mtr.page(s), rec.len()) {
+                    let pos =
+                        node::search(mtr.page(s), &sep).expect_err("separator already present");
+                    mtr.apply(
+                        s,
+                        Op::Insert {
+                            pos: pos as u16,
+                            rec: &rec,
+                        },
+                    );
+                    break;
+                }
+                // This node must split too, then take the separator in one half.
+                let (up, left, new) = self.split(&mut mtr, s, &sep)?;
+                let target = if sep < up { left } else { new };
+                let pos =
+                    node::search(mtr.page(target), &sep).expect_err("separator already present");
+                mtr.apply(
+                    target,
+                    Op::Insert {
+                        pos: pos as u16,
+                        rec: &rec,
+                    },
+                );
+                if mtr.id(s).page_no == self.root {
+                    break; // the root grew a level and holds `up` already
+                }
+                pending = Some((up, mtr.id(new).page_no));
+            } else {
+                let (up, _, new) = self.split(&mut mtr, s, key)?;
+                if mtr.id(s).page_no == self.root {
+                    break;
+                }
+                pending = Some((up, mtr.id(new).page_no));
+            }
+            assert!(idx > 0, "split needs a parent that the descent released");
+            idx -= 1;
+        }
+        mtr.commit();
+        Ok(())
+    }
+
+    /// Splits the node in slot `s`, choosing the split point for an insert of
+    /// `hint`. Returns (separator for the parent, left slot, right slot). For the root
+    /// both halves are new pages and the root becomes their parent (already holding
+    /// the separator); otherwise left is `s` itself and right a new page.
+    fn split(&self, mtr: &mut Mtr, s: Slot, hint: &[u8]) -> Result<(Vec<u8>, Slot, Slot)> {
+        let p = mtr.page(s);
+        let n = node::n_slots(p);
+        let leaf = node::is_leaf(p);
+        let level = node::level(p);
+        assert!(n >= 2, "splitting a node of {n} records");
+        // Ascending inserts (auto-increment keys) split at the end, so pages fill up
+        // instead of staying half empty.
+        let at = if hint > node::key(p, n - 1) {
+            n - 1
+        } else {
+            node::split_point(p)
+        };
+        let records: Vec<Vec<u8>> = (0..n).map(|i| node::record(p, i).to_vec()).collect();
+        let keys: Vec<Vec<u8>> = (0..n).map(|i| node::key(p, i).to_vec()).collect();
+        let children: Vec<u32> = if leaf {
+            Vec::new()
+        } else {
+            (0..n).map(|i| node::child(p, i)).collect()
+        };
+        let leftmost = node::leftmost(p);
+        let is_root = mtr.id(s).page_no == self.root;
+
+        // Internal nodes hand key(at) up and keep no copy of it; leaves copy a
+        // (truncated) separator up and keep every record.
+        let (up, right_from) = if leaf {
+            (separator(&keys[at - 1], &keys[at]), at)
+        } else {
+            (keys[at].clone(), at + 1)
+        };
+
+        // Latch the right neighbour (left-to-right) before the tablespace header that
+        // `allocate` takes: header after tree pages, always.
+        let old_next = if leaf && !is_root {
+            get_u32(p, OFF_NEXT)
+        } else {
+            FIL_NULL
+        };
+        let next_slot = if old_next != FIL_NULL {
+            Some(mtr.x_latch(self.page_id(old_next))?)
+        } else {
+            None
+        };
+        let right = self.space.allocate(mtr)?;
+        mtr.apply(
+            right,
+            Op::InitNode {
+                index_id: self.index_id,
+                level,
+            },
+        );
+        for (j, r) in records[right_from..].iter().enumerate() {
+            mtr.apply(
+                right,
+                Op::Insert {
+                    pos: j as u16,
+                    rec: r,
+                },
+            );
+        }
+        if !leaf {
+            mtr.write_u32(right, node::OFF_LEFTMOST, children[at]);
+        }
+        let left = if is_root {
+            let l = self.space.allocate(mtr)?;
+            mtr.apply(
+                l,
+                Op::InitNode {
+                    index_id: self.index_id,
+                    level,
+                },
+            );
+            for (j, r) in records[..at].iter().enumerate() {
+                mtr.apply(
+                    l,
+                    Op::Insert {
+                        pos: j as u16,
+                        rec: r,
+                    },
+                );
+            }
+            if !leaf {
+                mtr.write_u32(l, node::OFF_LEFTMOST, leftmost);
+            }
+            let (lno, rno) = (mtr.id(l).page_no, mtr.id(right).page_no);
+            if leaf {
+                mtr.write_u32(l, OFF_NEXT, rno);
+                mtr.write_u32(right, OFF_PREV, lno);
+            }
+            mtr.apply(
+                s,
+                Op::InitNode {
+                    index_id: self.index_id,
+                    level: level + 1,
+                },
+            );
+            mtr.write_u32(s, node::OFF_LEFTMOST, lno);
+            mtr.apply(
+                s,
+                Op::Insert {
+                    pos: 0,
+                    rec: &node::internal_record(&up, rno),
+                },
+            );
+            l
+        } else {
+            mtr.apply(s, Op::Truncate { from: at as u16 });
+            if leaf {
+                let rno = mtr.id(right).page_no;
+                mtr.write_u32(right, OFF_PREV, mtr.id(s).page_no);
+                mtr.write_u32(right, OFF_NEXT, old_next);
+                mtr.write_u32(s, OFF_NEXT, rno);
+                if let Some(nx) = next_slot {
+                    mtr.write_u32(nx, OFF_PREV, rno);
+                }
+            }
+            s
+        };
+        Ok((up, left, right))
+    }
+
+    /// Deletes `key`. Returns the commit LSN if it existed.
+    pub fn delete(&self, key: &[u8]) -> Result<Option<u64>> {
+        self.log.free_check();
+        let mut mtr = Mtr::new(&self.pool, &self.log);
+        let s = self.leaf_for_write(&mut mtr, key)?;
+        let Ok(i) = node::search(mtr.page(s), key) else {
+            return Ok(None);
+        };
+        let chain = match node::leaf_value(mtr.page(s), i) {
+            Stored::Overflow { first_page, .. } => Some(first_page),
+            Stored::Inline(_) => None,
+        };
+        mtr.apply(s, Op::Remove { pos: i as u16 });
+        let emptied = node::n_slots(mtr.page(s)) == 0 && mtr.id(s).page_no != self.root;
+        let lsn = mtr.commit();
+        if let Some(first) = chain {
+            blob::free(&self.pool, &self.log, &self.space, first)?;
+        }
+        if emptied {
+            self.unlink_empty_leaf(key)?;
+        }
+        Ok(Some(lsn))
+    }
+
+    /// Pessimistic delete: frees the (still) empty leaf covering `key`, removing it
+    /// from its parent and the leaf chain, and parents left with no child. Gives up
+    /// quietly when the left neighbour is busy: an empty leaf is a valid tree state.
+    fn unlink_empty_leaf(&self, key: &[u8]) -> Result<()> {
+        self.log.free_check();
+        let mut mtr = Mtr::new(&self.pool, &self.log);
+        // A node with two or more children survives losing one.
+        let path = self.descend_x(&mut mtr, key, |p| node::n_slots(p) >= 1)?;
+        let leaf = *path.last().unwrap();
+        let lp = mtr.page(leaf);
+        if node::n_slots(lp) != 0 || mtr.id(leaf).page_no == self.root {
+            return Ok(());
+        }
+        let (prev, next) = (get_u32(lp, OFF_PREV), get_u32(lp, OFF_NEXT));
+        let prev_slot = if prev != FIL_NULL {
+            match mtr.try_x_latch(self.page_id(prev))? {
+                Some(p) => Some(p),
+                None => return Ok(()),
+            }
+        } else {
+            None
+        };
+        let next_slot = if next != FIL_NULL {
+            Some(mtr.x_latch(self.page_id(next))?)
+        } else {
+            None
+        };
+        if let Some(p) = prev_slot {
+            mtr.write_u32(p, OFF_NEXT, next);
+        }
+        if let Some(n) = next_slot {
+            mtr.write_u32(n, OFF_PREV, prev);
+        }
+        let mut idx = path.len() - 1;
+        loop {
+            let child_no = mtr.id(path[idx]).page_no;
+            let parent = path[idx - 1];
+            self.space.free(&mut mtr, path[idx])?;
+            let pp = mtr.page(parent);
+            if node::leftmost(pp) == child_no {
+                if node::n_slots(pp) == 0 {
+                    if mtr.id(parent).page_no == self.root {
+                        mtr.apply(
+                            parent,
+                            Op::InitNode {
+                                index_id: self.index_id,
+                                level: 0,
+                            },
+                        );
+                        break;
+                    }
+                    idx -= 1; // the parent lost its only child: it goes too
+                    continue;
+                }
+                let first = node::child(pp, 0);
+                mtr.write_u32(parent, node::OFF_LEFTMOST, first);
+                mtr.apply(parent, Op::Remove { pos: 0 });
+            } else {
+                let n = node::n_slots(pp);
+                let pos =
+                    (0..n)
+                        .find(|&i| node::child(pp, i) == child_no)
+                        .ok_or(TreeError::Corrupt(
+                            mtr.id(parent),
+                            "child missing from parent",
+                        ))?;
+                mtr.apply(parent, Op::Remove { pos: pos as u16 });
+            }
+            break;
+        }
+        mtr.commit();
+        Ok(())
+    }
+
+    /// A cursor over keys in `range`, ascending or descending.
+    pub fn range(&self, from: Bound<&[u8]>, to: Bound<&[u8]>, descending: bool) -> Cursor<'_> {
+        let own = |b: Bound<&[u8]>| match b {
+            Bound::Included(k) => Bound::Included(k.to_vec()),
+            Bound::Excluded(k) => Bound::Excluded(k.to_vec()),
+            Bound::Unbounded => Bound::Unbounded,
+        };
+        let (start, end) = if descending {
+            (own(to), own(from))
+        } else {
+            (own(from), own(to))
+        };
+        Cursor {
+            tree: self,
+            next: Some(start),
+            end,
+            descending,
+            batch: VecDeque::new(),
+            batch_max: 8,
+        }
+    }
+
+    /// Reads one batch for a cursor: records from the leaf where `start` lies, and
+    /// where to continue (the leaf's fence in the scan direction).
+    fn read_batch(
+        &self,
+        start: &Bound<Vec<u8>>,
+        end: &Bound<Vec<u8>>,
+        descending: bool,
+        max: usize,
+        out: &mut VecDeque<(Vec<u8>, Vec<u8>)>,
+    ) -> Result<Option<Bound<Vec<u8>>>> {
+        // Descend, tracking the fences of the subtree: lo ≤ keys < hi.
+        let root_id = self.page_id(self.root);
+        let mut p = self.pool.fetch_read(root_id)?;
+        self.validate(&p, root_id, None)?;
+        let (mut lo, mut hi): (Option<Vec<u8>>, Option<Vec<u8>>) = (None, None);
+        while !node::is_leaf(&p) {
+            let n = node::n_slots(&p);
+            // Which child: ascending wants the subtree holding `start`; descending the
+            // one holding the largest key below (or at) `start`.
+            let idx: isize = match (start, descending) {
+                (Bound::Unbounded, false) => -1,
+                (Bound::Unbounded, true) => n as isize - 1,
+                (Bound::Included(k) | Bound::Excluded(k), false) => match node::search(&p, k) {
+                    Ok(i) => i as isize,
+                    Err(i) => i as isize - 1,
+                },
+                (Bound::Included(k), true) => match node::search(&p, k) {
+                    Ok(i) => i as isize,
+                    Err(i) => i as isize - 1,
+                },
+                (Bound::Excluded(k), true) => match node::search(&p, k) {
+                    Ok(i) | Err(i) => i as isize - 1,
+                },
+            };
+            if idx >= 0 {
+                lo = Some(node::key(&p, idx as usize).to_vec());
+            }
+            if ((idx + 1) as usize) < n {
+                hi = Some(node::key(&p, (idx + 1) as usize).to_vec());
+            }
+            let c = if idx < 0 {
+                node::leftmost(&p)
+            } else {
+                node::child(&p, idx as usize)
+            };
+            p = self.fetch_child(&p, c)?;
+        }
+        let n = node::n_slots(&p);
+        let in_start = |k: &[u8]| match start {
+            Bound::Unbounded => true,
+            Bound::Included(s) => {
+                if descending {
+                    k <= &s[..]
+                } else {
+                    k >= &s[..]
+                }
+            }
+            Bound::Excluded(s) => {
+                if descending {
+                    k < &s[..]
+                } else {
+                    k > &s[..]
+                }
+            }
+        };
+        let in_end = |k: &[u8]| match end {
+            Bound::Unbounded => true,
+            Bound::Included(e) => {
+                if descending {
+                    k >= &e[..]
+                } else {
+                    k <= &e[..]
+                }
+            }
+            Bound::Excluded(e) => {
+                if descending {
+                    k > &e[..]
+                } else {
+                    k < &e[..]
+                }
+            }
+        };
+        let order: Box<dyn Iterator<Item = usize>> = if descending {
+            Box::new((0..n).rev())
+        } else {
+            Box::new(0..n)
+        };
+        let mut taken = 0;
+        for i in order {
+            let k = node::key(&p, i);
+            if !in_start(k) {
+                continue;
+            }
+            if !in_end(k) {
+                return Ok(None);
+            }
+            if taken == max {
+                // Leaf not finished: continue after the last key returned.
+                let last = out.back().map(|(k, _)| k.clone()).expect("max > 0");
+                return Ok(Some(Bound::Excluded(last)));
+            }
+            out.push_back((k.to_vec(), self.materialize(node::leaf_value(&p, i))?));
+            taken += 1;
+        }
+        // Leaf done: the next leaf starts at the fence.
+        Ok(if descending {
+            lo.map(Bound::Excluded)
+        } else {
+            hi.map(Bound::Included)
+        })
+    }
+
+    /// Verifies the whole tree: node invariants, levels, key fences, the leaf chain.
+    pub fn check(&self) -> Result<TreeStats> {
+        let mut st = TreeStats::default();
+        let mut leaves: Vec<u32> = Vec::new();
+        let root = self.pool.fetch_read(self.page_id(self.root))?;
+        st.height = node::level(&root) as usize + 1;
+        drop(root);
+        self.check_node(self.root, None, None, None, &mut st, &mut leaves)?;
+        for (i, &l) in leaves.iter().enumerate() {
+            let p = self.pool.fetch_read(self.page_id(l))?;
+            let want_prev = if i == 0 { FIL_NULL } else { leaves[i - 1] };
+            let want_next = leaves.get(i + 1).copied().unwrap_or(FIL_NULL);
+            if get_u32(&p, OFF_PREV) != want_prev || get_u32(&p, OFF_NEXT) != want_next {
+                return Err(TreeError::Corrupt(self.page_id(l), "leaf chain broken"));
+            }
+        }
+        Ok(st)
+    }
+
+    fn check_node(
+        &self,
+        page_no: u32,
+        level: Option<u16>,
+        lo: Option<&[u8]>,
+        hi: Option<&[u8]>,
+        st: &mut TreeStats,
+        leaves: &mut Vec<u32>,
+    ) -> Result<()> {
+        let id = self.page_id(page_no);
+        let p = self.pool.fetch_read(id)?;
+        self.validate(&p, id, level)?;
+        node::check(&p);
+        let n = node::n_slots(&p);
+        for i in 0..n {
+            let k = node::key(&p, i);
+            if lo.is_some_and(|lo| k < lo) || hi.is_some_and(|hi| k >= hi) {
+                return Err(TreeError::Corrupt(id, "key outside the node's fences"));
+            }
+        }
+        if node::is_leaf(&p) {
+            st.leaves += 1;
+            st.records += n;
+            leaves.push(page_no);
+            return Ok(());
+        }
+        st.internal += 1;
+        let lvl = node::level(&p);
+        let keys: Vec<Vec<u8>> = (0..n).map(|i| node::key(&p, i).to_vec()).collect();
+        let children: Vec<u32> = std::iter::once(node::leftmost(&p))
+            .chain((0..n).map(|i| node::child(&p, i)))
+            .collect();
+        drop(p);
+        for (j, c) in children.iter().enumerate() {
+            let clo = if j == 0 { lo } else { Some(&keys[j - 1][..]) };
+            let chi = if j < n { Some(&keys[j][..]) } else { hi };
+            self.check_node(*c, Some(lvl - 1), clo, chi, st, leaves)?;
+        }
+        Ok(())
+    }
+}
+
+/// Iterates a key range in batches: each batch is copied from one leaf under its S
+/// latch, and no latch is held between calls.
+pub struct Cursor<'t> {
+    tree: &'t BTree,
+    next: Option<Bound<Vec<u8>>>,
+    end: Bound<Vec<u8>>,
+    descending: bool,
+    batch: VecDeque<(Vec<u8>, Vec<u8>)>,
+    batch_max: usize,
+}
+
+impl Iterator for Cursor<'_> {
+    type Item = Result<(Vec<u8>, Vec<u8>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.batch.is_empty() {
+            let start = self.next.take()?;
+            match self.tree.read_batch(
+                &start,
+                &self.end,
+                self.descending,
+                self.batch_max,
+                &mut self.batch,
+            ) {
+                Ok(next) => self.next = next,
+                Err(e) => return Some(Err(e)),
+            }
+            // Short scans (LIMIT 1, a secondary-index probe) copy little; long ones
+            // settle at whole leaves.
+            self.batch_max = (self.batch_max * 2).min(512);
+        }
+        self.batch.pop_front().map(Ok)
+    }
+}

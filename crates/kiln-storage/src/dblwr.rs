@@ -1,0 +1,93 @@
+//! The doublewrite area: pages 1 ..= `BATCH_PAGES` of the system tablespace.
+//!
+//! A 16 KiB page write is not atomic on disk: a crash can leave a page half old and
+//! half new ("torn"), which its checksum detects but redo cannot repair (redo records
+//! apply to a whole page as of some LSN). So every batch of page writes goes to this
+//! area first, is synced, and only then goes to the pages' own places. At startup,
+//! before redo, every valid copy here whose home page fails its checksum is copied
+//! home (`restore`). Only the last batch can be torn at home: batches are serialized
+//! and each one is synced at home before the next overwrites this area.
+
+use std::io;
+use std::sync::Arc;
+
+use crate::buf::{BATCH_PAGES, WriteHook};
+use crate::io::DataFile;
+use crate::log::Log;
+use crate::page::{self, OFF_PAGE_NO, OFF_SPACE_ID, PAGE_SIZE, PageBuf, PageId, get_u32};
+
+/// First page of the area in the system tablespace.
+pub const FIRST_PAGE: u32 = 1;
+/// First page the system tablespace allocates from (after the area).
+pub const SYS_FIRST_FREE: u32 = FIRST_PAGE + BATCH_PAGES as u32;
+
+/// The write hook installed in the buffer pool: WAL rule, then doublewrite.
+pub struct PageWriteHook {
+    pub sys_file: Arc<dyn DataFile>,
+    /// None during recovery (the log being replayed is durable already).
+    pub log: Option<Arc<Log>>,
+    pub enabled: bool,
+}
+
+impl WriteHook for PageWriteHook {
+    fn wal_flush(&self, lsn: u64) -> io::Result<()> {
+        match &self.log {
+            Some(l) => l.flush_to(lsn).map_err(|e| io::Error::other(e.to_string())),
+            None => Ok(()),
+        }
+    }
+
+    fn doublewrite(&self, pages: &[&PageBuf]) -> io::Result<()> {
+        if !self.enabled {
+            return Ok(());
+        }
+        assert!(pages.len() <= BATCH_PAGES);
+        let mut buf = Vec::with_capacity(pages.len() * PAGE_SIZE);
+        for p in pages {
+            buf.extend_from_slice(&p.0);
+        }
+        self.sys_file
+            .write_at(&buf, FIRST_PAGE as u64 * PAGE_SIZE as u64)?;
+        self.sys_file.sync()
+    }
+}
+
+/// A valid page image found in the area, with the page it belongs to.
+pub struct Copy {
+    pub id: PageId,
+    pub page: Box<PageBuf>,
+}
+
+/// Reads the valid copies in the area.
+pub fn copies(sys_file: &dyn DataFile) -> io::Result<Vec<Copy>> {
+    let mut out = Vec::new();
+    for i in 0..BATCH_PAGES as u64 {
+        let mut b = PageBuf::zeroed();
+        let off = (FIRST_PAGE as u64 + i) * PAGE_SIZE as u64;
+        if sys_file.len()? < off + PAGE_SIZE as u64 {
+            break;
+        }
+        sys_file.read_at(&mut b.0, off)?;
+        let id = PageId::new(get_u32(&b.0, OFF_SPACE_ID), get_u32(&b.0, OFF_PAGE_NO));
+        if b.0.iter().all(|x| *x == 0) || page::verify(&b.0, id).is_err() {
+            continue;
+        }
+        out.push(Copy { id, page: b });
+    }
+    Ok(out)
+}
+
+/// Puts the copy home if the home page is torn or corrupt. Returns whether it did.
+pub fn restore(copy: &Copy, home: &dyn DataFile) -> io::Result<bool> {
+    let off = copy.id.page_no as u64 * PAGE_SIZE as u64;
+    if home.len()? >= off + PAGE_SIZE as u64 {
+        let mut b = PageBuf::zeroed();
+        home.read_at(&mut b.0, off)?;
+        if page::verify(&b.0, copy.id).is_ok() {
+            return Ok(false);
+        }
+    }
+    home.write_at(&copy.page.0, off)?;
+    home.sync()?;
+    Ok(true)
+}

@@ -1,0 +1,521 @@
+//! The storage engine as a whole: a data directory with the system tablespace
+//! (`ibdata1`: doublewrite area and the directory of tablespace files), the redo log
+//! (`ib_redo0`) and file-per-table tablespaces; the buffer pool; checkpoints and the
+//! page cleaner; startup with crash recovery.
+//!
+//! Startup (`Engine::open`):
+//! - no `ib_redo0`: a new data directory — create the log and `ibdata1`, checkpoint.
+//! - otherwise: read the checkpoint, scan the log (`recovery::scan`), restore torn
+//!   system-tablespace pages from the doublewrite area, replay the system tablespace,
+//!   read the tablespace directory, (re)create files the log says were created,
+//!   restore their torn pages, replay them, then open for business. Recovered pages
+//!   are dirty in the pool; the page cleaner writes them like any others.
+//!
+//! The tablespace directory is a B+tree in `ibdata1` (index `DIRECTORY_INDEX`):
+//! space id (big-endian u32) → file path relative to the data directory.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Mutex, RwLock};
+
+use crate::btree::{BTree, TreeError};
+use crate::buf::{BufError, BufferPool, PoolConfig};
+use crate::dblwr::{self, PageWriteHook};
+use crate::io::{DataFile, Vfs};
+use crate::log::{self, Log, LogError};
+use crate::mtr::Mtr;
+use crate::recovery::{self, RecoveryError};
+use crate::space::Space;
+
+pub const SYS_FILE: &str = "ibdata1";
+pub const LOG_FILE: &str = "ib_redo0";
+/// Index id of the tablespace directory tree in the system tablespace.
+pub const DIRECTORY_INDEX: u64 = u64::MAX - 1;
+/// Space ids above this are never handed out (InnoDB reserves the top range too).
+pub const SPACE_ID_MAX: u32 = 0xFFFF_FFF0;
+
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    pub pool: PoolConfig,
+    /// Redo ring size in bytes (innodb_redo_log_capacity).
+    pub log_capacity: u64,
+    /// innodb_doublewrite
+    pub doublewrite: bool,
+    /// innodb_max_dirty_pages_pct
+    pub max_dirty_pages_pct: f64,
+    /// innodb_io_capacity: pages per second the page cleaner writes when idle-ish.
+    pub io_capacity: usize,
+    /// Run the page cleaner thread (tests drive flushing by hand without it).
+    pub page_cleaner: bool,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            pool: PoolConfig::default(),
+            log_capacity: 96 << 20,
+            doublewrite: true,
+            max_dirty_pages_pct: 90.0,
+            io_capacity: 200,
+            page_cleaner: true,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub enum StorageError {
+    Buf(BufError),
+    Log(LogError),
+    Tree(TreeError),
+    Recovery(RecoveryError),
+    Io(std::io::Error),
+    /// The data directory is not usable as it is (message says why).
+    Invalid(String),
+}
+
+impl std::fmt::Display for StorageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StorageError::Buf(e) => write!(f, "{e}"),
+            StorageError::Log(e) => write!(f, "{e}"),
+            StorageError::Tree(e) => write!(f, "{e}"),
+            StorageError::Recovery(e) => write!(f, "{e}"),
+            StorageError::Io(e) => write!(f, "{e}"),
+            StorageError::Invalid(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+impl std::error::Error for StorageError {}
+
+macro_rules! from_err {
+    ($t:ty, $v:ident) => {
+        impl From<$t> for StorageError {
+            fn from(e: $t) -> Self {
+                StorageError::$v(e)
+            }
+        }
+    };
+}
+from_err!(BufError, Buf);
+from_err!(LogError, Log);
+from_err!(TreeError, Tree);
+from_err!(RecoveryError, Recovery);
+from_err!(std::io::Error, Io);
+
+pub type Result<T> = std::result::Result<T, StorageError>;
+
+/// What startup found and did (logged by the server).
+#[derive(Debug, Default, Clone)]
+pub struct StartupReport {
+    pub created: bool,
+    pub checkpoint_lsn: u64,
+    pub end_lsn: u64,
+    pub redo_bytes: u64,
+    pub redo_groups: usize,
+    pub pages_recovered: usize,
+    pub records_applied: usize,
+    pub doublewrite_restored: usize,
+    pub files_created: usize,
+    pub elapsed: Duration,
+}
+
+pub struct Engine {
+    vfs: Arc<dyn Vfs>,
+    dir: PathBuf,
+    config: EngineConfig,
+    pool: Arc<BufferPool>,
+    log: Arc<Log>,
+    sys: Arc<Space>,
+    directory: BTree,
+    spaces: RwLock<HashMap<u32, Arc<Space>>>,
+    create_lock: Mutex<()>,
+    checkpoint_lock: Mutex<()>,
+    stop: AtomicBool,
+    cleaner: Mutex<Option<JoinHandle<()>>>,
+    pub checkpoints: AtomicU64,
+    pub startup: StartupReport,
+}
+
+fn sys_index_key(space: u32) -> [u8; 4] {
+    space.to_be_bytes()
+}
+
+impl Engine {
+    pub fn open(vfs: Arc<dyn Vfs>, dir: &Path, config: EngineConfig) -> Result<Arc<Engine>> {
+        let t0 = Instant::now();
+        vfs.create_dir_all(dir)?;
+        let log_path = dir.join(LOG_FILE);
+        let sys_path = dir.join(SYS_FILE);
+        let pool = BufferPool::new(config.pool.clone());
+        let mut report = StartupReport::default();
+        let (log, sys, directory, spaces) = if !vfs.exists(&log_path) {
+            if vfs.exists(&sys_path) {
+                return Err(StorageError::Invalid(format!(
+                    "{} exists but {} does not: refusing to guess",
+                    sys_path.display(),
+                    log_path.display()
+                )));
+            }
+            report.created = true;
+            let log = Log::create(vfs.open(&log_path, true)?, config.log_capacity)?;
+            let sys_file = vfs.open(&sys_path, true)?;
+            pool.set_write_hook(Arc::new(PageWriteHook {
+                sys_file: sys_file.clone(),
+                log: Some(log.clone()),
+                enabled: config.doublewrite,
+            }));
+            let mut mtr = Mtr::new(&pool, &log);
+            let sys = Arc::new(Space::create(&mut mtr, 0, sys_file, dblwr::SYS_FIRST_FREE)?);
+            mtr.commit();
+            let directory = BTree::create(&pool, &log, &sys, DIRECTORY_INDEX)?;
+            pool.flush_all(None)?;
+            let lsn = log.current_lsn();
+            log.write_checkpoint(lsn)?;
+            (log, sys, directory, HashMap::new())
+        } else {
+            Self::recover(&vfs, dir, &pool, &config, &mut report)?
+        };
+        report.end_lsn = log.current_lsn();
+        report.elapsed = t0.elapsed();
+        let engine = Arc::new(Engine {
+            vfs,
+            dir: dir.to_path_buf(),
+            config,
+            pool,
+            log,
+            sys,
+            directory,
+            spaces: RwLock::new(spaces),
+            create_lock: Mutex::new(()),
+            checkpoint_lock: Mutex::new(()),
+            stop: AtomicBool::new(false),
+            cleaner: Mutex::new(None),
+            checkpoints: AtomicU64::new(0),
+            startup: report,
+        });
+        let weak: Weak<Engine> = Arc::downgrade(&engine);
+        engine.log.set_checkpointer(Arc::new(move || {
+            if let Some(e) = weak.upgrade() {
+                let _ = e.make_log_room();
+            }
+        }));
+        if engine.config.page_cleaner {
+            let weak = Arc::downgrade(&engine);
+            let h = std::thread::Builder::new()
+                .name("kiln-page-cleaner".into())
+                .spawn(move || page_cleaner(weak))?;
+            *engine.cleaner.lock() = Some(h);
+        }
+        Ok(engine)
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn recover(
+        vfs: &Arc<dyn Vfs>,
+        dir: &Path,
+        pool: &Arc<BufferPool>,
+        config: &EngineConfig,
+        report: &mut StartupReport,
+    ) -> Result<(Arc<Log>, Arc<Space>, BTree, HashMap<u32, Arc<Space>>)> {
+        let log_file = vfs.open(&dir.join(LOG_FILE), false)?;
+        let (capacity, ckpt) = Log::open(log_file.clone())?;
+        report.checkpoint_lsn = ckpt.lsn;
+        let scanned = recovery::scan(log_file.clone(), capacity, ckpt)?;
+        report.redo_groups = scanned.groups.len();
+        report.redo_bytes = scanned.bytes();
+        let sys_path = dir.join(SYS_FILE);
+        if !vfs.exists(&sys_path) {
+            return Err(StorageError::Invalid(format!(
+                "{} is missing",
+                sys_path.display()
+            )));
+        }
+        let sys_file = vfs.open(&sys_path, false)?;
+        // Writes during recovery (evictions) need no WAL flush: the log is durable.
+        pool.set_write_hook(Arc::new(PageWriteHook {
+            sys_file: sys_file.clone(),
+            log: None,
+            enabled: config.doublewrite,
+        }));
+        let copies = dblwr::copies(&*sys_file)?;
+        for c in copies.iter().filter(|c| c.id.space == 0) {
+            report.doublewrite_restored += dblwr::restore(c, &*sys_file)? as usize;
+        }
+        pool.attach_space(0, sys_file.clone());
+        let mut files: HashMap<u32, Arc<dyn DataFile>> = HashMap::from([(0, sys_file.clone())]);
+        let a = recovery::apply(pool, &files, &scanned, &|s| s == 0)?;
+        report.pages_recovered += a.pages;
+        report.records_applied += a.records;
+
+        let log = Log::start_at(log_file, capacity, ckpt, scanned.end_lsn);
+        let sys = Arc::new(Space::open(pool.clone(), 0, sys_file.clone())?);
+        let directory = BTree::open(pool, &log, &sys, DIRECTORY_INDEX)?.ok_or_else(|| {
+            StorageError::Invalid("the system tablespace has no tablespace directory".into())
+        })?;
+        let mut paths: HashMap<u32, String> = HashMap::new();
+        for r in directory.range(
+            std::ops::Bound::Unbounded,
+            std::ops::Bound::Unbounded,
+            false,
+        ) {
+            let (k, v) = r?;
+            let id = u32::from_be_bytes(
+                k.as_slice()
+                    .try_into()
+                    .map_err(|_| StorageError::Invalid("bad tablespace directory key".into()))?,
+            );
+            paths.insert(id, String::from_utf8_lossy(&v).into_owned());
+        }
+        for (space, path) in scanned.file_creates()? {
+            let full = dir.join(&path);
+            if !vfs.exists(&full) {
+                if let Some(parent) = full.parent() {
+                    vfs.create_dir_all(parent)?;
+                }
+                vfs.open(&full, true)?;
+                report.files_created += 1;
+            }
+            paths.entry(space).or_insert(path);
+        }
+        for (&space, path) in &paths {
+            let f = vfs.open(&dir.join(path), false)?;
+            for c in copies.iter().filter(|c| c.id.space == space) {
+                report.doublewrite_restored += dblwr::restore(c, &*f)? as usize;
+            }
+            pool.attach_space(space, f.clone());
+            files.insert(space, f);
+        }
+        let a = recovery::apply(pool, &files, &scanned, &|s| s != 0)?;
+        report.pages_recovered += a.pages;
+        report.records_applied += a.records;
+        // Records for spaces with no file (dropped, or never directoried): none today.
+        pool.set_write_hook(Arc::new(PageWriteHook {
+            sys_file,
+            log: Some(log.clone()),
+            enabled: config.doublewrite,
+        }));
+        let mut spaces = HashMap::new();
+        for &space in paths.keys() {
+            spaces.insert(
+                space,
+                Arc::new(Space::open(pool.clone(), space, files[&space].clone())?),
+            );
+        }
+        Ok((log, sys, directory, spaces))
+    }
+
+    pub fn pool(&self) -> &Arc<BufferPool> {
+        &self.pool
+    }
+
+    pub fn log(&self) -> &Arc<Log> {
+        &self.log
+    }
+
+    pub fn system_space(&self) -> &Arc<Space> {
+        &self.sys
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Makes everything up to `lsn` durable (a transaction commit).
+    pub fn sync_to(&self, lsn: u64) -> Result<()> {
+        Ok(self.log.flush_to(lsn)?)
+    }
+
+    /// Creates a tablespace file at `rel_path` (relative to the data directory) and
+    /// returns it. Crash-safe: the creation is in the redo log before the file is used.
+    pub fn create_space(&self, rel_path: &str) -> Result<Arc<Space>> {
+        if rel_path.is_empty()
+            || rel_path.starts_with('/')
+            || rel_path.split('/').any(|c| c == "..")
+            || rel_path.len() > 512
+        {
+            return Err(StorageError::Invalid(format!(
+                "bad tablespace path '{rel_path}'"
+            )));
+        }
+        let _one = self.create_lock.lock();
+        let full = self.dir.join(rel_path);
+        if self.vfs.exists(&full) {
+            return Err(StorageError::Invalid(format!(
+                "tablespace file '{rel_path}' already exists"
+            )));
+        }
+        let last = self
+            .directory
+            .range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded, true)
+            .next()
+            .transpose()?;
+        let id = match last {
+            Some((k, _)) => u32::from_be_bytes(k.as_slice().try_into().expect("4-byte key")) + 1,
+            None => 1,
+        };
+        if id > SPACE_ID_MAX {
+            return Err(StorageError::Invalid("out of tablespace ids".into()));
+        }
+        if let Some(parent) = full.parent() {
+            self.vfs.create_dir_all(parent)?;
+        }
+        self.log.free_check();
+        let file = self.vfs.open(&full, true)?;
+        let mut mtr = Mtr::new(&self.pool, &self.log);
+        mtr.log_file_create(id, rel_path);
+        let space = Arc::new(Space::create(&mut mtr, id, file, 1)?);
+        mtr.commit();
+        self.directory
+            .insert(&sys_index_key(id), rel_path.as_bytes())?;
+        self.spaces.write().insert(id, space.clone());
+        Ok(space)
+    }
+
+    pub fn space(&self, id: u32) -> Option<Arc<Space>> {
+        if id == 0 {
+            return Some(self.sys.clone());
+        }
+        self.spaces.read().get(&id).cloned()
+    }
+
+    /// Every tablespace: (id, path relative to the data directory).
+    pub fn spaces(&self) -> Result<Vec<(u32, String)>> {
+        let mut out = Vec::new();
+        for r in self.directory.range(
+            std::ops::Bound::Unbounded,
+            std::ops::Bound::Unbounded,
+            false,
+        ) {
+            let (k, v) = r?;
+            out.push((
+                u32::from_be_bytes(k.as_slice().try_into().expect("4-byte key")),
+                String::from_utf8_lossy(&v).into_owned(),
+            ));
+        }
+        Ok(out)
+    }
+
+    pub fn create_tree(&self, space: &Arc<Space>, index_id: u64) -> Result<BTree> {
+        if index_id == DIRECTORY_INDEX {
+            return Err(StorageError::Invalid("index id reserved".into()));
+        }
+        Ok(BTree::create(&self.pool, &self.log, space, index_id)?)
+    }
+
+    pub fn open_tree(&self, space: &Arc<Space>, index_id: u64) -> Result<Option<BTree>> {
+        Ok(BTree::open(&self.pool, &self.log, space, index_id)?)
+    }
+
+    /// Writes a checkpoint at the oldest change not yet in the data files.
+    pub fn checkpoint(&self) -> Result<u64> {
+        let _one = self.checkpoint_lock.lock();
+        // Under `order` exclusively no mini-transaction is between taking its LSN and
+        // putting its pages on the flush list: below `lsn`, the flush lists are whole.
+        let lsn = {
+            let _w = self.log.order.write();
+            self.log.current_lsn()
+        };
+        let c = self.pool.oldest_dirty_lsn().map_or(lsn, |o| o.min(lsn));
+        self.log.write_checkpoint(c)?;
+        self.checkpoints.fetch_add(1, Ordering::Relaxed);
+        Ok(c)
+    }
+
+    /// The log is filling up: flush the oldest pages until the checkpoint can move
+    /// to half the ring, then checkpoint. Called by `Log::free_check`, no latches held.
+    fn make_log_room(&self) -> Result<()> {
+        let cap = self.log.capacity();
+        loop {
+            let target = self.log.current_lsn().saturating_sub(cap / 2);
+            match self.pool.oldest_dirty_lsn() {
+                Some(o) if o < target => {
+                    self.pool
+                        .flush_oldest(target, 4 * crate::buf::BATCH_PAGES)?;
+                }
+                _ => break,
+            }
+        }
+        self.checkpoint()?;
+        Ok(())
+    }
+
+    /// Stops the page cleaner without writing anything (tests simulate a crash after
+    /// this; the server uses `shutdown`).
+    pub fn stop_background(&self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(h) = self.cleaner.lock().take() {
+            let _ = h.join();
+        }
+    }
+
+    /// Clean shutdown: stop the page cleaner, write every dirty page, checkpoint at
+    /// the end of the log, so the next start has nothing to recover.
+    pub fn shutdown(&self) -> Result<()> {
+        self.stop_background();
+        self.pool.flush_all(None)?;
+        self.checkpoint()?;
+        Ok(())
+    }
+}
+
+/// The page cleaner: once a second (sooner when woken), writes dirty pages oldest
+/// first — more the older the log and the dirtier the pool — and checkpoints.
+fn page_cleaner(engine: Weak<Engine>) {
+    loop {
+        let Some(e) = engine.upgrade() else { return };
+        if e.stop.load(Ordering::Acquire) {
+            return;
+        }
+        let frames = e.pool.frames().max(1);
+        let dirty_pct = e.pool.dirty_pages() as f64 * 100.0 / frames as f64;
+        let cap = e.log.capacity();
+        let age = e.log.age();
+        let io = e.config.io_capacity.max(1);
+        // Adaptive: io_capacity per second normally; up to 10× as the redo ages past
+        // half the ring or the pool passes innodb_max_dirty_pages_pct.
+        let urgency =
+            ((age as f64 / (cap as f64 / 2.0)).max(if dirty_pct > e.config.max_dirty_pages_pct {
+                2.0
+            } else {
+                0.0
+            }))
+            .min(10.0);
+        let pages = if urgency >= 1.0 {
+            (io as f64 * urgency) as usize
+        } else {
+            io / 4
+        };
+        let limit = e.log.current_lsn();
+        let res = e
+            .pool
+            .flush_oldest(limit, pages)
+            .map_err(StorageError::from)
+            .and_then(|_| e.checkpoint().map(|_| ()));
+        if let Err(err) = res {
+            tracing::error!("page cleaner: {err}");
+        }
+        let wait = if urgency >= 1.0 {
+            Duration::from_millis(100)
+        } else {
+            Duration::from_secs(1)
+        };
+        drop(e);
+        let until = Instant::now() + wait;
+        while Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+            match engine.upgrade() {
+                Some(e) if !e.stop.load(Ordering::Acquire) => {}
+                _ => return,
+            }
+        }
+    }
+}
+
+/// Redo sizes the server may configure (innodb_redo_log_capacity bounds).
+pub const LOG_CAPACITY_MIN: u64 = log::CAPACITY_MIN;

@@ -1,0 +1,80 @@
+//! Shared test scaffolding: an engine on an in-memory VFS, and a key/value model.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use kiln_storage::btree::BTree;
+use kiln_storage::buf::PoolConfig;
+use kiln_storage::engine::{Engine, EngineConfig};
+use kiln_storage::io::mem::MemVfs;
+use kiln_storage::page::PAGE_SIZE;
+
+pub const DIR: &str = "/data";
+
+pub fn config(pool_pages: usize, log_bytes: u64, cleaner: bool) -> EngineConfig {
+    EngineConfig {
+        pool: PoolConfig {
+            size_bytes: pool_pages * PAGE_SIZE,
+            instances: 4,
+            old_blocks_pct: 37,
+            old_blocks_time_ms: 0,
+        },
+        log_capacity: log_bytes,
+        doublewrite: true,
+        max_dirty_pages_pct: 90.0,
+        io_capacity: 200,
+        page_cleaner: cleaner,
+    }
+}
+
+pub fn open(vfs: &MemVfs, cfg: &EngineConfig) -> Arc<Engine> {
+    Engine::open(Arc::new(vfs.clone()), Path::new(DIR), cfg.clone()).expect("engine opens")
+}
+
+pub type Model = BTreeMap<Vec<u8>, Vec<u8>>;
+
+/// Every key/value of a tree, in order, through a cursor.
+pub fn dump(t: &BTree) -> Model {
+    t.range(
+        std::ops::Bound::Unbounded,
+        std::ops::Bound::Unbounded,
+        false,
+    )
+    .map(|r| r.expect("scan"))
+    .collect()
+}
+
+/// A deterministic pseudo-random generator (xorshift64*).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A value of a random size: mostly small, sometimes past a page (overflow chain).
+pub fn value(rng: &mut Rng, tag: u64) -> Vec<u8> {
+    let len = match rng.below(100) {
+        0..=79 => rng.below(200) as usize,
+        80..=96 => 200 + rng.below(3000) as usize,
+        _ => 5000 + rng.below(60_000) as usize,
+    };
+    (0..len).map(|i| (tag as usize * 31 + i) as u8).collect()
+}
+
+pub fn key(rng: &mut Rng, space: u64) -> Vec<u8> {
+    let k = rng.below(space);
+    // Mixed lengths, shared prefixes: exercises separator truncation.
+    let mut v = format!("user:{:08}", k).into_bytes();
+    v.extend(std::iter::repeat_n(b'x', (k % 7) as usize * 9));
+    v
+}
