@@ -42,12 +42,11 @@ impl WriteHook for PageWriteHook {
             return Ok(());
         }
         assert!(pages.len() <= BATCH_PAGES);
-        let mut buf = Vec::with_capacity(pages.len() * PAGE_SIZE);
-        for p in pages {
-            buf.extend_from_slice(&p.0);
+        // One write per page: each `PageBuf` is aligned for O_DIRECT as it is.
+        for (i, p) in pages.iter().enumerate() {
+            self.sys_file
+                .write_at(&p.0, (FIRST_PAGE as u64 + i as u64) * PAGE_SIZE as u64)?;
         }
-        self.sys_file
-            .write_at(&buf, FIRST_PAGE as u64 * PAGE_SIZE as u64)?;
         self.sys_file.sync()
     }
 }
@@ -58,7 +57,8 @@ pub struct Copy {
     pub page: Box<PageBuf>,
 }
 
-/// Reads the valid copies in the area.
+/// Reads the valid copies in the area, the newest per page: a batch shorter than an
+/// earlier one leaves that one's tail behind, and a stale copy must never win.
 pub fn copies(sys_file: &dyn DataFile) -> io::Result<Vec<Copy>> {
     let mut out = Vec::new();
     for i in 0..BATCH_PAGES as u64 {
@@ -72,7 +72,11 @@ pub fn copies(sys_file: &dyn DataFile) -> io::Result<Vec<Copy>> {
         if b.0.iter().all(|x| *x == 0) || page::verify(&b.0, id).is_err() {
             continue;
         }
-        out.push(Copy { id, page: b });
+        match out.iter_mut().find(|c: &&mut Copy| c.id == id) {
+            Some(c) if page::page_lsn(&c.page.0) >= page::page_lsn(&b.0) => {}
+            Some(c) => c.page = b,
+            None => out.push(Copy { id, page: b }),
+        }
     }
     Ok(out)
 }

@@ -163,7 +163,7 @@ impl Engine {
                 )));
             }
             report.created = true;
-            let log = Log::create(vfs.open(&log_path, true)?, config.log_capacity)?;
+            let log = Log::create(vfs.open_buffered(&log_path, true)?, config.log_capacity)?;
             let sys_file = vfs.open(&sys_path, true)?;
             pool.set_write_hook(Arc::new(PageWriteHook {
                 sys_file: sys_file.clone(),
@@ -223,7 +223,7 @@ impl Engine {
         config: &EngineConfig,
         report: &mut StartupReport,
     ) -> Result<(Arc<Log>, Arc<Space>, BTree, HashMap<u32, Arc<Space>>)> {
-        let log_file = vfs.open(&dir.join(LOG_FILE), false)?;
+        let log_file = vfs.open_buffered(&dir.join(LOG_FILE), false)?;
         let (capacity, ckpt) = Log::open(log_file.clone())?;
         report.checkpoint_lsn = ckpt.lsn;
         let scanned = recovery::scan(log_file.clone(), capacity, ckpt)?;
@@ -272,6 +272,7 @@ impl Engine {
             );
             paths.insert(id, String::from_utf8_lossy(&v).into_owned());
         }
+        let mut missing_in_directory = Vec::new();
         for (space, path) in scanned.file_creates()? {
             let full = dir.join(&path);
             if !vfs.exists(&full) {
@@ -281,7 +282,10 @@ impl Engine {
                 vfs.open(&full, true)?;
                 report.files_created += 1;
             }
-            paths.entry(space).or_insert(path);
+            if let std::collections::hash_map::Entry::Vacant(v) = paths.entry(space) {
+                v.insert(path);
+                missing_in_directory.push(space);
+            }
         }
         for (&space, path) in &paths {
             let f = vfs.open(&dir.join(path), false)?;
@@ -294,12 +298,17 @@ impl Engine {
         let a = recovery::apply(pool, &files, &scanned, &|s| s != 0)?;
         report.pages_recovered += a.pages;
         report.records_applied += a.records;
-        // Records for spaces with no file (dropped, or never directoried): none today.
         pool.set_write_hook(Arc::new(PageWriteHook {
             sys_file,
             log: Some(log.clone()),
             enabled: config.doublewrite,
         }));
+        // A creation the crash interrupted after its file record but before its
+        // directory entry: finish it (the file exists and has been recovered).
+        for space in missing_in_directory {
+            let lsn = directory.insert(&sys_index_key(space), paths[&space].as_bytes())?;
+            log.flush_to(lsn)?;
+        }
         let mut spaces = HashMap::new();
         for &space in paths.keys() {
             spaces.insert(
@@ -346,9 +355,13 @@ impl Engine {
         let _one = self.create_lock.lock();
         let full = self.dir.join(rel_path);
         if self.vfs.exists(&full) {
-            return Err(StorageError::Invalid(format!(
-                "tablespace file '{rel_path}' already exists"
-            )));
+            if self.spaces()?.iter().any(|(_, p)| p == rel_path) {
+                return Err(StorageError::Invalid(format!(
+                    "tablespace file '{rel_path}' already exists"
+                )));
+            }
+            // Left by a creation whose redo never became durable: no tablespace.
+            self.vfs.remove(&full)?;
         }
         let last = self
             .directory
@@ -371,8 +384,11 @@ impl Engine {
         mtr.log_file_create(id, rel_path);
         let space = Arc::new(Space::create(&mut mtr, id, file, 1)?);
         mtr.commit();
-        self.directory
+        let lsn = self
+            .directory
             .insert(&sys_index_key(id), rel_path.as_bytes())?;
+        // DDL is durable when it returns, as in MySQL.
+        self.log.flush_to(lsn)?;
         self.spaces.write().insert(id, space.clone());
         Ok(space)
     }
@@ -405,7 +421,9 @@ impl Engine {
         if index_id == DIRECTORY_INDEX {
             return Err(StorageError::Invalid("index id reserved".into()));
         }
-        Ok(BTree::create(&self.pool, &self.log, space, index_id)?)
+        let t = BTree::create(&self.pool, &self.log, space, index_id)?;
+        self.log.flush_to(self.log.current_lsn())?;
+        Ok(t)
     }
 
     pub fn open_tree(&self, space: &Arc<Space>, index_id: u64) -> Result<Option<BTree>> {

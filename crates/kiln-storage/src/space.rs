@@ -81,7 +81,7 @@ impl Space {
     ) -> Result<Space, BufError> {
         let hdr_id = PageId::new(id, 0);
         let len = file.len().map_err(|e| BufError::Io(hdr_id, e))?;
-        if len < PAGE_SIZE as u64 || !len.is_multiple_of(PAGE_SIZE as u64) {
+        if len < PAGE_SIZE as u64 {
             return Err(BufError::Io(
                 hdr_id,
                 std::io::Error::new(
@@ -89,6 +89,11 @@ impl Space {
                     format!("tablespace file is {len} bytes: truncated or not a tablespace"),
                 ),
             ));
+        }
+        if !len.is_multiple_of(PAGE_SIZE as u64) {
+            // A crash while the file grew: the partial page was never handed out.
+            let whole = len.next_multiple_of(PAGE_SIZE as u64);
+            file.set_len(whole).map_err(|e| BufError::Io(hdr_id, e))?;
         }
         pool.attach_space(id, file.clone());
         let s = Space { id, pool, file };
@@ -154,6 +159,37 @@ impl Space {
         }
         mtr.write_u32(h, OFF_PAGE_COUNT, n + 1);
         mtr.x_latch_new(PageId::new(self.id, n))
+    }
+
+    /// Latches the header in `mtr` and makes sure `n` pages can be allocated in it
+    /// without I/O: from the free list or from file space that already exists (the
+    /// file grows now if needed). A split calls this before it changes anything, so
+    /// a full disk fails the operation cleanly instead of half-way through.
+    pub fn reserve(&self, mtr: &mut Mtr, n: u32) -> Result<(), BufError> {
+        let h = mtr.x_latch(PageId::new(self.id, 0))?;
+        let free = get_u32(mtr.page(h), OFF_FREE_COUNT);
+        if free >= n {
+            return Ok(());
+        }
+        let count = get_u32(mtr.page(h), OFF_PAGE_COUNT) as u64;
+        let need_pages = count + (n - free) as u64;
+        assert!(
+            need_pages < (FIL_NULL - EXTENT_PAGES) as u64,
+            "tablespace {} is full",
+            self.id
+        );
+        let have = self
+            .file
+            .len()
+            .map_err(|e| BufError::Io(PageId::new(self.id, 0), e))?;
+        if need_pages * PAGE_SIZE as u64 > have {
+            let len =
+                need_pages.div_ceil(EXTENT_PAGES as u64) * EXTENT_PAGES as u64 * PAGE_SIZE as u64;
+            self.file
+                .set_len(len)
+                .map_err(|e| BufError::Io(PageId::new(self.id, count as u32), e))?;
+        }
+        Ok(())
     }
 
     /// Returns the page in `slot` (X-latched by `mtr`, no longer referenced by anyone)

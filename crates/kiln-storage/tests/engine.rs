@@ -181,7 +181,7 @@ fn crash_round(seed: u64, mode: CrashMode, ops: usize, cleaner: bool) {
     let mut rng = Rng(seed);
     let mut model = Model::new();
     let mut acked = Model::new();
-    let mut since_ack: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
+    let mut since_ack: Changes = Vec::new();
     for i in 0..ops as u64 {
         let k = key(&mut rng, 800);
         let lsn = if rng.below(3) == 0 {
@@ -215,18 +215,7 @@ fn crash_round(seed: u64, mode: CrashMode, ops: usize, cleaner: bool) {
     let t = e.open_tree(&s, 9).unwrap().expect("tree survives");
     t.check().unwrap();
     let got = dump(&t);
-    let mut state = acked;
-    let mut matched = got == state;
-    for (k, v) in since_ack {
-        if matched {
-            break;
-        }
-        match v {
-            Some(v) => state.insert(k, v),
-            None => state.remove(&k),
-        };
-        matched = got == state;
-    }
+    let matched = is_synced_plus_prefix(&got, &acked, &since_ack);
     assert!(
         matched,
         "seed {seed} {mode:?}: recovered state is not a prefix including every synced change (report {:?})",
@@ -340,10 +329,8 @@ fn small_log_wraps_with_checkpoints_under_load() {
         "free_check checkpointed"
     );
     e.sync_to(e.log().current_lsn()).unwrap();
-    e.stop_background();
-    drop((t, s, e));
-    vfs.crash(CrashMode::DropUnsynced);
-    let e = open(&vfs, &cfg);
+    drop((t, s));
+    let e = crash_and_reopen(&vfs, &cfg, e, CrashMode::DropUnsynced);
     let t = e.open_tree(&e.space(1).unwrap(), 1).unwrap().unwrap();
     assert_eq!(dump(&t), model);
 }

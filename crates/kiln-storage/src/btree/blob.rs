@@ -48,6 +48,10 @@ pub fn write(
     for batch in value.chunks(DATA_PER_PAGE * PAGES_PER_MTR) {
         log.free_check();
         let mut mtr = Mtr::new(pool, log);
+        if let Some(p) = prev {
+            mtr.x_latch(p)?; // before the header: tree-order pages first
+        }
+        space.reserve(&mut mtr, batch.len().div_ceil(DATA_PER_PAGE) as u32)?;
         for chunk in batch.chunks(DATA_PER_PAGE) {
             let s = space.allocate(&mut mtr)?;
             let id = mtr.id(s);

@@ -353,6 +353,16 @@ impl BTree {
         if node::has_room(mtr.page(leaf), need) {
             return Ok(()); // someone else split it meanwhile
         }
+        // Take every latch and all the room the splits need before changing anything:
+        // the right neighbour of the leaf (left-to-right), then the tablespace header
+        // with one page per node on the path plus one for a root split.
+        if mtr.id(leaf).page_no != self.root {
+            let next = get_u32(mtr.page(leaf), OFF_NEXT);
+            if next != FIL_NULL {
+                mtr.x_latch(self.page_id(next))?;
+            }
+        }
+        self.space.reserve(&mut mtr, path.len() as u32 + 1)?;
         // Split bottom-up. `pending` is the separator and new right page to insert
         // into the next level up.
         let mut idx = path.len() - 1;
@@ -438,15 +448,17 @@ impl BTree {
             (keys[at].clone(), at + 1)
         };
 
-        // Latch the right neighbour (left-to-right) before the tablespace header that
-        // `allocate` takes: header after tree pages, always.
+        // The right neighbour was latched by `make_room`, before the header.
         let old_next = if leaf && !is_root {
             get_u32(p, OFF_NEXT)
         } else {
             FIL_NULL
         };
         let next_slot = if old_next != FIL_NULL {
-            Some(mtr.x_latch(self.page_id(old_next))?)
+            Some(
+                mtr.find(self.page_id(old_next))
+                    .expect("right neighbour latched before the split"),
+            )
         } else {
             None
         };

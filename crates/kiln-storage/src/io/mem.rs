@@ -204,6 +204,14 @@ impl DataFile for MemFile {
     }
 
     fn set_len(&self, len: u64) -> io::Result<()> {
+        // Growth is preallocation here: it counts against the disk's capacity.
+        let growth = len.saturating_sub(self.data.lock().current.len() as u64);
+        if let Some(cap) = self.vfs.faults().capacity_bytes
+            && growth > 0
+            && self.vfs.used_bytes() + growth > cap
+        {
+            return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+        }
         let mut d = self.data.lock();
         let old = d.current.len();
         d.current.resize(len as usize, 0);

@@ -34,6 +34,11 @@ pub trait DataFile: Send + Sync {
 pub trait Vfs: Send + Sync {
     /// Opens `path`; with `create`, creates it (and fails if it exists).
     fn open(&self, path: &Path, create: bool) -> io::Result<Arc<dyn DataFile>>;
+    /// Opens without `O_DIRECT` whatever the configuration: the redo log writes
+    /// byte ranges that are not sector-aligned.
+    fn open_buffered(&self, path: &Path, create: bool) -> io::Result<Arc<dyn DataFile>> {
+        self.open(path, create)
+    }
     fn exists(&self, path: &Path) -> bool;
     fn remove(&self, path: &Path) -> io::Result<()>;
     fn create_dir_all(&self, path: &Path) -> io::Result<()>;

@@ -63,6 +63,11 @@ impl Vfs for OsVfs {
         };
         Ok(Arc::new(OsFile { file }))
     }
+    fn open_buffered(&self, path: &Path, create: bool) -> io::Result<Arc<dyn DataFile>> {
+        Ok(Arc::new(OsFile {
+            file: self.open_with(path, create, false)?,
+        }))
+    }
     fn exists(&self, path: &Path) -> bool {
         path.exists()
     }

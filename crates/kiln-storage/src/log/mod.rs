@@ -60,6 +60,9 @@ pub const CAPACITY_MIN: u64 = 1 << 20;
 #[derive(Debug)]
 pub enum LogError {
     Io(io::Error),
+    /// An earlier write or fsync of the log failed: nothing after it can be made
+    /// durable, so no commit is acknowledged until a restart recovers.
+    Failed(String),
     /// The header or both checkpoint slots are unreadable: not a kiln redo log, or
     /// damaged beyond what kiln may guess about.
     Corrupt(String),
@@ -70,6 +73,10 @@ impl std::fmt::Display for LogError {
         match self {
             LogError::Io(e) => write!(f, "redo log I/O error: {e}"),
             LogError::Corrupt(s) => write!(f, "redo log is corrupt: {s}"),
+            LogError::Failed(s) => write!(
+                f,
+                "redo log writes stopped after an I/O error ({s}); restart kiln to recover"
+            ),
         }
     }
 }
@@ -115,6 +122,9 @@ pub struct Log {
     space_mx: Mutex<()>,
     /// Called by `free_check` when the ring is three quarters full.
     checkpointer: RwLock<Option<Arc<dyn Fn() + Send + Sync>>>,
+    /// Set by the first failed write or fsync (never retried: after a failed fsync
+    /// the kernel may have dropped the dirty pages, so a retry could "succeed").
+    failed: Mutex<Option<String>>,
     pub stats: LogStats,
 }
 
@@ -250,6 +260,7 @@ impl Log {
             space_cv: Condvar::new(),
             space_mx: Mutex::new(()),
             checkpointer: RwLock::new(None),
+            failed: Mutex::new(None),
             stats: LogStats::default(),
         })
     }
@@ -342,6 +353,23 @@ impl Log {
         if done(self) >= lsn {
             return Ok(());
         }
+        if let Some(why) = self.failed.lock().clone() {
+            return Err(LogError::Failed(why));
+        }
+        let res = self.persist_locked(sync);
+        if let Err(e) = &res {
+            tracing::error!("redo log: {e}; no further commits will be acknowledged");
+            *self.failed.lock() = Some(e.to_string());
+        }
+        res
+    }
+
+    /// Whether an I/O error stopped the log.
+    pub fn has_failed(&self) -> bool {
+        self.failed.lock().is_some()
+    }
+
+    fn persist_locked(&self, sync: bool) -> Result<(), LogError> {
         let (bytes, from) = {
             let mut st = self.state.lock();
             let from = st.buf_lsn;
@@ -402,14 +430,25 @@ impl Log {
     /// Records that recovery may start at `lsn`: every page change below it is in the
     /// data files. The log up to `lsn` is made durable first.
     pub fn write_checkpoint(&self, lsn: u64) -> Result<(), LogError> {
+        if let Some(why) = self.failed.lock().clone() {
+            return Err(LogError::Failed(why));
+        }
         if lsn <= self.checkpoint_lsn() {
             return Ok(());
         }
         self.flush_to(lsn)?;
         let _w = self.writer.lock();
+        if let Some(why) = self.failed.lock().clone() {
+            return Err(LogError::Failed(why));
+        }
         let number = self.checkpoint_no.load(Ordering::Acquire) + 1;
-        self.write_checkpoint_slot(Checkpoint { number, lsn })?;
-        self.file.sync()?;
+        let res = self
+            .write_checkpoint_slot(Checkpoint { number, lsn })
+            .and_then(|_| self.file.sync());
+        if let Err(e) = res {
+            *self.failed.lock() = Some(e.to_string());
+            return Err(LogError::Io(e));
+        }
         self.checkpoint_no.store(number, Ordering::Release);
         self.checkpoint_lsn.store(lsn, Ordering::Release);
         drop(_w);

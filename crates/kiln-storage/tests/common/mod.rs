@@ -78,3 +78,37 @@ pub fn key(rng: &mut Rng, space: u64) -> Vec<u8> {
     v.extend(std::iter::repeat_n(b'x', (k % 7) as usize * 9));
     v
 }
+
+/// Changes made after the last sync: key and new value (None: deleted).
+pub type Changes = Vec<(Vec<u8>, Option<Vec<u8>>)>;
+
+/// Whether `got` is `synced` plus some prefix of `since` — what recovery must give.
+pub fn is_synced_plus_prefix(got: &Model, synced: &Model, since: &Changes) -> bool {
+    let mut state = synced.clone();
+    if *got == state {
+        return true;
+    }
+    for (k, v) in since {
+        match v {
+            Some(v) => state.insert(k.clone(), v.clone()),
+            None => state.remove(k),
+        };
+        if *got == state {
+            return true;
+        }
+    }
+    false
+}
+
+/// Crashes the engine (no flushing, background threads stopped) and reopens it.
+pub fn crash_and_reopen(
+    vfs: &MemVfs,
+    cfg: &EngineConfig,
+    e: Arc<Engine>,
+    mode: kiln_storage::io::mem::CrashMode,
+) -> Arc<Engine> {
+    e.stop_background();
+    drop(e);
+    vfs.crash(mode);
+    open(vfs, cfg)
+}

@@ -1,0 +1,141 @@
+//! Model-based property test: random sequences of insert / upsert / delete / get /
+//! forward and backward range scans, with key and value sizes from tiny to overflow,
+//! against a `BTreeMap`, with clean restarts and simulated crashes (unsynced writes
+//! dropped or torn) in the middle.
+
+mod common;
+
+use std::ops::Bound;
+
+use common::*;
+use kiln_storage::btree::TreeError;
+use kiln_storage::io::mem::{CrashMode, MemVfs};
+use proptest::prelude::*;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Insert(u16, usize),
+    Upsert(u16, usize),
+    Delete(u16),
+    Get(u16),
+    Range(u16, u16, bool),
+    Sync,
+    Restart,
+    Crash { torn: bool, seed: u64 },
+}
+
+fn key(k: u16) -> Vec<u8> {
+    // Lengths 3..~300, many shared prefixes.
+    let mut v = format!("{:04}", k % 2000).into_bytes();
+    v.extend(std::iter::repeat_n(b'~', (k as usize * 7) % 300));
+    v
+}
+
+fn val(len: usize, tag: u16) -> Vec<u8> {
+    (0..len).map(|i| (i as u16 ^ tag) as u8).collect()
+}
+
+fn vlen() -> impl Strategy<Value = usize> {
+    prop_oneof![8 => 0usize..120, 3 => 120usize..4000, 1 => 4000usize..40_000]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        10 => (any::<u16>(), vlen()).prop_map(|(k, l)| Op::Insert(k, l)),
+        10 => (any::<u16>(), vlen()).prop_map(|(k, l)| Op::Upsert(k, l)),
+        8 => any::<u16>().prop_map(Op::Delete),
+        4 => any::<u16>().prop_map(Op::Get),
+        3 => (any::<u16>(), any::<u16>(), any::<bool>()).prop_map(|(a, b, d)| Op::Range(a, b, d)),
+        2 => Just(Op::Sync),
+        1 => Just(Op::Restart),
+        1 => (any::<bool>(), any::<u64>()).prop_map(|(torn, seed)| Op::Crash { torn, seed }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, max_shrink_iters: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn btree_matches_model(ops in proptest::collection::vec(op(), 1..300)) {
+        let vfs = MemVfs::new();
+        let cfg = config(64, 1 << 20, false);
+        let mut e = open(&vfs, &cfg);
+        let s = e.create_space("p.ibd").unwrap();
+        e.create_tree(&s, 3).unwrap();
+        drop(s);
+        let mut model = Model::new();
+        // Synced state and the changes since: after a crash, the tree must be the
+        // synced state plus a prefix of those changes.
+        let mut synced = Model::new();
+        let mut since: Changes = Vec::new();
+        let mut t = e.open_tree(&e.space(1).unwrap(), 3).unwrap().unwrap();
+        for (n, op) in ops.into_iter().enumerate() {
+            match op {
+                Op::Insert(k, l) => {
+                    let (k, v) = (key(k), val(l, n as u16));
+                    match t.insert(&k, &v) {
+                        Ok(_) => {
+                            prop_assert!(!model.contains_key(&k));
+                            model.insert(k.clone(), v.clone());
+                            since.push((k, Some(v)));
+                        }
+                        Err(TreeError::DuplicateKey) => prop_assert!(model.contains_key(&k)),
+                        Err(e) => return Err(TestCaseError::fail(e.to_string())),
+                    }
+                }
+                Op::Upsert(k, l) => {
+                    let (k, v) = (key(k), val(l, n as u16));
+                    t.upsert(&k, &v).unwrap();
+                    model.insert(k.clone(), v.clone());
+                    since.push((k, Some(v)));
+                }
+                Op::Delete(k) => {
+                    let k = key(k);
+                    let had = t.delete(&k).unwrap().is_some();
+                    prop_assert_eq!(had, model.remove(&k).is_some());
+                    since.push((k, None));
+                }
+                Op::Get(k) => {
+                    let k = key(k);
+                    prop_assert_eq!(t.get(&k).unwrap(), model.get(&k).cloned());
+                }
+                Op::Range(a, b, desc) => {
+                    let (a, b) = (key(a), key(b));
+                    let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+                    let got: Vec<_> = t.range(Bound::Included(&lo), Bound::Excluded(&hi), desc).map(|r| r.unwrap()).collect();
+                    let mut want: Vec<_> = model.range(lo..hi).map(|(k, v)| (k.clone(), v.clone())).collect();
+                    if desc {
+                        want.reverse();
+                    }
+                    prop_assert_eq!(got, want);
+                }
+                Op::Sync => {
+                    e.sync_to(e.log().current_lsn()).unwrap();
+                    synced = model.clone();
+                    since.clear();
+                }
+                Op::Restart => {
+                    e.shutdown().unwrap();
+                    drop(t);
+                    e = open(&vfs, &cfg);
+                    t = e.open_tree(&e.space(1).unwrap(), 3).unwrap().unwrap();
+                    synced = model.clone();
+                    since.clear();
+                }
+                Op::Crash { torn, seed } => {
+                    drop(t);
+                    e = crash_and_reopen(&vfs, &cfg, e, if torn { CrashMode::Torn { seed } } else { CrashMode::DropUnsynced });
+                    t = e.open_tree(&e.space(1).unwrap(), 3).unwrap().unwrap();
+                    let got = dump(&t);
+                    let ok = is_synced_plus_prefix(&got, &synced, &since);
+                    since.clear();
+                    prop_assert!(ok, "recovered state is not synced + a prefix of later changes");
+                    model = got;
+                    synced = model.clone();
+                }
+            }
+        }
+        t.check().unwrap();
+        prop_assert_eq!(dump(&t), model);
+    }
+}
