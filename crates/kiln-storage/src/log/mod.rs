@@ -125,6 +125,9 @@ pub struct Log {
     /// Set by the first failed write or fsync (never retried: after a failed fsync
     /// the kernel may have dropped the dirty pages, so a retry could "succeed").
     failed: Mutex<Option<String>>,
+    /// A leader is writing/fsyncing (group commit); followers wait on `flush_cv`.
+    flushing: Mutex<bool>,
+    flush_cv: Condvar,
     pub stats: LogStats,
 }
 
@@ -261,6 +264,8 @@ impl Log {
             space_mx: Mutex::new(()),
             checkpointer: RwLock::new(None),
             failed: Mutex::new(None),
+            flushing: Mutex::new(false),
+            flush_cv: Condvar::new(),
             stats: LogStats::default(),
         })
     }
@@ -349,18 +354,35 @@ impl Log {
         if done(self) >= lsn {
             return Ok(());
         }
-        let _w = self.writer.lock();
-        if done(self) >= lsn {
-            return Ok(());
+        // Leader/follower: one thread writes and fsyncs everything buffered; the
+        // others sleep until it is done and usually find their LSN covered. (A plain
+        // mutex lets the finishing leader barge back in with one group at a time.)
+        {
+            let mut busy = self.flushing.lock();
+            loop {
+                if done(self) >= lsn {
+                    return Ok(());
+                }
+                if !*busy {
+                    break;
+                }
+                self.flush_cv.wait(&mut busy);
+            }
+            *busy = true;
         }
-        if let Some(why) = self.failed.lock().clone() {
-            return Err(LogError::Failed(why));
-        }
-        let res = self.persist_locked(sync);
-        if let Err(e) = &res {
+        let res = {
+            let _w = self.writer.lock();
+            match self.failed.lock().clone() {
+                Some(why) => Err(LogError::Failed(why)),
+                None => self.persist_locked(sync),
+            }
+        };
+        if let Err(e @ LogError::Io(_)) = &res {
             tracing::error!("redo log: {e}; no further commits will be acknowledged");
             *self.failed.lock() = Some(e.to_string());
         }
+        *self.flushing.lock() = false;
+        self.flush_cv.notify_all();
         res
     }
 
