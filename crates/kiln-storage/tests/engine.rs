@@ -414,3 +414,44 @@ fn bad_datadirs_are_refused() {
     f.write_at(&[0x42; 8192], 0).unwrap();
     assert!(Engine::open(Arc::new(vfs.clone()), Path::new(DIR), cfg).is_err());
 }
+
+#[test]
+fn sixteen_mib_values_round_trip_and_free() {
+    let vfs = MemVfs::new();
+    let cfg = config(512, 4 << 20, false);
+    let e = open(&vfs, &cfg);
+    let s = e.create_space("big.ibd").unwrap();
+    let t = e.create_tree(&s, 1).unwrap();
+    let big: Vec<u8> = (0..16usize << 20)
+        .map(|i| (i * 7 + i / 65536) as u8)
+        .collect();
+    t.insert(b"big", &big).unwrap();
+    t.insert(b"small", b"x").unwrap();
+    assert_eq!(t.get(b"big").unwrap().as_deref(), Some(&big[..]));
+    let (pages, _) = s.usage().unwrap();
+    assert!(pages > 1024, "16 MiB spans > 1024 overflow pages: {pages}");
+    // A replacement writes its new chain, then frees the old one; the next
+    // replacement's chain reuses those freed pages instead of growing the file.
+    t.upsert(b"big", &big).unwrap();
+    let pages = s.usage().unwrap().0;
+    let big2: Vec<u8> = big.iter().map(|b| b.wrapping_add(1)).collect();
+    t.upsert(b"big", &big2).unwrap();
+    assert_eq!(
+        s.usage().unwrap().0,
+        pages,
+        "the replacement reused the freed chain"
+    );
+    e.shutdown().unwrap();
+    drop((t, s, e));
+    let e = open(&vfs, &cfg);
+    let s = e.space(1).unwrap();
+    let t = e.open_tree(&s, 1).unwrap().unwrap();
+    assert_eq!(t.get(b"big").unwrap().as_deref(), Some(&big2[..]));
+    t.delete(b"big").unwrap();
+    let (pages, free) = s.usage().unwrap();
+    assert!(
+        free + 8 > pages - 1,
+        "deleting frees the chain: {pages} pages, {free} free"
+    );
+    assert_eq!(t.get(b"small").unwrap(), Some(b"x".to_vec()));
+}

@@ -194,8 +194,20 @@ impl DataFile for MemFile {
             return Err(injected(io::ErrorKind::Other, "fsync error"));
         }
         let mut d = self.data.lock();
-        d.durable = d.current.clone();
-        d.unsynced.clear();
+        // Copy only what changed since the last sync (O(changes), not O(file)).
+        let FileData {
+            durable,
+            current,
+            unsynced,
+        } = &mut *d;
+        durable.resize(current.len(), 0);
+        for &(off, len) in unsynced.iter() {
+            let (a, b) = (off as usize, (off as usize + len).min(current.len()));
+            if a < b {
+                durable[a..b].copy_from_slice(&current[a..b]);
+            }
+        }
+        unsynced.clear();
         Ok(())
     }
 
