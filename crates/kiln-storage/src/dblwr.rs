@@ -1,12 +1,24 @@
-//! The doublewrite area: pages 1 ..= `BATCH_PAGES` of the system tablespace.
+//! The doublewrite areas: two runs of `BATCH_PAGES` pages at the start of the system
+//! tablespace — `AREA_NORMAL` (pages 1..=64) for normal operation and `AREA_RECOVERY`
+//! (pages 65..=128) for pages written while recovery runs, so that recovery's own
+//! writes never overwrite copies it has not restored yet (a crash during recovery
+//! then still finds them).
 //!
 //! A 16 KiB page write is not atomic on disk: a crash can leave a page half old and
 //! half new ("torn"), which its checksum detects but redo cannot repair (redo records
 //! apply to a whole page as of some LSN). So every batch of page writes goes to this
 //! area first, is synced, and only then goes to the pages' own places. At startup,
-//! before redo, every valid copy here whose home page fails its checksum is copied
-//! home (`restore`). Only the last batch can be torn at home: batches are serialized
-//! and each one is synced at home before the next overwrites this area.
+//! before redo, the newest valid copy of each page in either area is copied home
+//! (`restore`) if the home page fails its checksum and the copy is not older than the
+//! checkpoint. Only the last batch can be torn at home: batches are serialized and each
+//! is synced at home before the next overwrites the area.
+//!
+//! Why the checkpoint rule: a copy with page LSN L ≥ checkpoint C is safe to restore
+//! whatever happened to the page since — every later change to the page comes from a
+//! mini-transaction that latched it after L was stamped, so it starts at or after L ≥ C
+//! and redo replays it. A copy older than C may miss changes the checkpoint no longer
+//! covers; such a page (bit rot, not a torn write: a page written in a batch after C
+//! has L ≥ C) stays corrupt and is reported, not silently rolled back.
 
 use std::io;
 use std::sync::Arc;
@@ -16,10 +28,11 @@ use crate::io::DataFile;
 use crate::log::Log;
 use crate::page::{self, OFF_PAGE_NO, OFF_SPACE_ID, PAGE_SIZE, PageBuf, PageId, get_u32};
 
-/// First page of the area in the system tablespace.
-pub const FIRST_PAGE: u32 = 1;
-/// First page the system tablespace allocates from (after the area).
-pub const SYS_FIRST_FREE: u32 = FIRST_PAGE + BATCH_PAGES as u32;
+/// First page of each area in the system tablespace.
+pub const AREA_NORMAL: u32 = 1;
+pub const AREA_RECOVERY: u32 = AREA_NORMAL + BATCH_PAGES as u32;
+/// First page the system tablespace allocates from (after the areas).
+pub const SYS_FIRST_FREE: u32 = AREA_RECOVERY + BATCH_PAGES as u32;
 
 /// The write hook installed in the buffer pool: WAL rule, then doublewrite.
 pub struct PageWriteHook {
@@ -27,6 +40,8 @@ pub struct PageWriteHook {
     /// None during recovery (the log being replayed is durable already).
     pub log: Option<Arc<Log>>,
     pub enabled: bool,
+    /// `AREA_NORMAL` or `AREA_RECOVERY`.
+    pub area: u32,
 }
 
 impl WriteHook for PageWriteHook {
@@ -45,7 +60,7 @@ impl WriteHook for PageWriteHook {
         // One write per page: each `PageBuf` is aligned for O_DIRECT as it is.
         for (i, p) in pages.iter().enumerate() {
             self.sys_file
-                .write_at(&p.0, (FIRST_PAGE as u64 + i as u64) * PAGE_SIZE as u64)?;
+                .write_at(&p.0, (self.area as u64 + i as u64) * PAGE_SIZE as u64)?;
         }
         self.sys_file.sync()
     }
@@ -61,9 +76,9 @@ pub struct Copy {
 /// earlier one leaves that one's tail behind, and a stale copy must never win.
 pub fn copies(sys_file: &dyn DataFile) -> io::Result<Vec<Copy>> {
     let mut out = Vec::new();
-    for i in 0..BATCH_PAGES as u64 {
+    for i in 0..2 * BATCH_PAGES as u64 {
         let mut b = PageBuf::zeroed();
-        let off = (FIRST_PAGE as u64 + i) * PAGE_SIZE as u64;
+        let off = (AREA_NORMAL as u64 + i) * PAGE_SIZE as u64;
         if sys_file.len()? < off + PAGE_SIZE as u64 {
             break;
         }
@@ -81,8 +96,12 @@ pub fn copies(sys_file: &dyn DataFile) -> io::Result<Vec<Copy>> {
     Ok(out)
 }
 
-/// Puts the copy home if the home page is torn or corrupt. Returns whether it did.
-pub fn restore(copy: &Copy, home: &dyn DataFile) -> io::Result<bool> {
+/// Puts the copy home if the home page is torn or corrupt and the copy is not older
+/// than `checkpoint_lsn` (see the module comment). Returns whether it did.
+pub fn restore(copy: &Copy, home: &dyn DataFile, checkpoint_lsn: u64) -> io::Result<bool> {
+    if page::page_lsn(&copy.page.0) < checkpoint_lsn {
+        return Ok(false);
+    }
     let off = copy.id.page_no as u64 * PAGE_SIZE as u64;
     if home.len()? >= off + PAGE_SIZE as u64 {
         let mut b = PageBuf::zeroed();

@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -27,6 +27,7 @@ use crate::btree::{BTree, TreeError};
 use crate::buf::{BufError, BufferPool, PoolConfig};
 use crate::dblwr::{self, PageWriteHook};
 use crate::io::{DataFile, Vfs};
+use crate::log::flusher::Flusher;
 use crate::log::{self, Log, LogError};
 use crate::mtr::Mtr;
 use crate::recovery::{self, RecoveryError};
@@ -52,6 +53,9 @@ pub struct EngineConfig {
     pub io_capacity: usize,
     /// Run the page cleaner thread (tests drive flushing by hand without it).
     pub page_cleaner: bool,
+    /// innodb_flush_log_at_trx_commit: 1 fsync at commit, 2 write at commit and fsync
+    /// once a second, 0 write and fsync once a second. Changeable at run time.
+    pub flush_log_at_trx_commit: u8,
 }
 
 impl Default for EngineConfig {
@@ -63,6 +67,7 @@ impl Default for EngineConfig {
             max_dirty_pages_pct: 90.0,
             io_capacity: 200,
             page_cleaner: true,
+            flush_log_at_trx_commit: 1,
         }
     }
 }
@@ -138,6 +143,8 @@ pub struct Engine {
     checkpoint_lock: Mutex<()>,
     stop: AtomicBool,
     cleaner: Mutex<Option<JoinHandle<()>>>,
+    flusher: Arc<Flusher>,
+    flush_mode: AtomicU8,
     pub checkpoints: AtomicU64,
     pub startup: StartupReport,
 }
@@ -169,6 +176,7 @@ impl Engine {
                 sys_file: sys_file.clone(),
                 log: Some(log.clone()),
                 enabled: config.doublewrite,
+                area: dblwr::AREA_NORMAL,
             }));
             let mut mtr = Mtr::new(&pool, &log);
             let sys = Arc::new(Space::create(&mut mtr, 0, sys_file, dblwr::SYS_FIRST_FREE)?);
@@ -183,6 +191,8 @@ impl Engine {
         };
         report.end_lsn = log.current_lsn();
         report.elapsed = t0.elapsed();
+        let flusher = Flusher::spawn(log.clone())?;
+        let flush_mode = config.flush_log_at_trx_commit.min(2);
         let engine = Arc::new(Engine {
             vfs,
             dir: dir.to_path_buf(),
@@ -196,6 +206,8 @@ impl Engine {
             checkpoint_lock: Mutex::new(()),
             stop: AtomicBool::new(false),
             cleaner: Mutex::new(None),
+            flusher,
+            flush_mode: AtomicU8::new(flush_mode),
             checkpoints: AtomicU64::new(0),
             startup: report,
         });
@@ -227,6 +239,9 @@ impl Engine {
         let (capacity, ckpt) = Log::open(log_file.clone())?;
         report.checkpoint_lsn = ckpt.lsn;
         let scanned = recovery::scan(log_file.clone(), capacity, ckpt)?;
+        // After a kill the tail just read may sit only in the OS cache; pages replayed
+        // from it may be written (evicted) during recovery, so it must be durable first.
+        log_file.sync()?;
         report.redo_groups = scanned.groups.len();
         report.redo_bytes = scanned.bytes();
         let sys_path = dir.join(SYS_FILE);
@@ -242,10 +257,11 @@ impl Engine {
             sys_file: sys_file.clone(),
             log: None,
             enabled: config.doublewrite,
+            area: dblwr::AREA_RECOVERY,
         }));
         let copies = dblwr::copies(&*sys_file)?;
         for c in copies.iter().filter(|c| c.id.space == 0) {
-            report.doublewrite_restored += dblwr::restore(c, &*sys_file)? as usize;
+            report.doublewrite_restored += dblwr::restore(c, &*sys_file, ckpt.lsn)? as usize;
         }
         pool.attach_space(0, sys_file.clone());
         let mut files: HashMap<u32, Arc<dyn DataFile>> = HashMap::from([(0, sys_file.clone())]);
@@ -253,7 +269,7 @@ impl Engine {
         report.pages_recovered += a.pages;
         report.records_applied += a.records;
 
-        let log = Log::start_at(log_file, capacity, ckpt, scanned.end_lsn);
+        let log = Log::start_at(log_file, capacity, ckpt, scanned.end_lsn)?;
         let sys = Arc::new(Space::open(pool.clone(), 0, sys_file.clone())?);
         let directory = BTree::open(pool, &log, &sys, DIRECTORY_INDEX)?.ok_or_else(|| {
             StorageError::Invalid("the system tablespace has no tablespace directory".into())
@@ -290,7 +306,7 @@ impl Engine {
         for (&space, path) in &paths {
             let f = vfs.open(&dir.join(path), false)?;
             for c in copies.iter().filter(|c| c.id.space == space) {
-                report.doublewrite_restored += dblwr::restore(c, &*f)? as usize;
+                report.doublewrite_restored += dblwr::restore(c, &*f, ckpt.lsn)? as usize;
             }
             pool.attach_space(space, f.clone());
             files.insert(space, f);
@@ -302,6 +318,7 @@ impl Engine {
             sys_file,
             log: Some(log.clone()),
             enabled: config.doublewrite,
+            area: dblwr::AREA_NORMAL,
         }));
         // A creation the crash interrupted after its file record but before its
         // directory entry: finish it (the file exists and has been recovered).
@@ -335,9 +352,34 @@ impl Engine {
         &self.dir
     }
 
-    /// Makes everything up to `lsn` durable (a transaction commit).
+    /// Makes everything up to `lsn` durable, whatever the flush mode.
     pub fn sync_to(&self, lsn: u64) -> Result<()> {
         Ok(self.log.flush_to(lsn)?)
+    }
+
+    /// A transaction commit at `lsn`, as `innodb_flush_log_at_trx_commit` says: 1
+    /// returns once it is durable (group commit), 2 once it is written to the OS, 0 at
+    /// once (the log flusher writes and syncs every second).
+    pub fn commit(&self, lsn: u64) -> Result<()> {
+        match self.flush_mode.load(Ordering::Relaxed) {
+            1 => Ok(self.log.flush_to(lsn)?),
+            2 => Ok(self.log.write_to(lsn)?),
+            _ => Ok(()),
+        }
+    }
+
+    /// The non-blocking commit: asks the log flusher to make `lsn` durable and
+    /// returns at once; `is_durable` tells when it is.
+    pub fn request_durable(&self, lsn: u64) {
+        self.flusher.request(lsn);
+    }
+
+    pub fn is_durable(&self, lsn: u64) -> bool {
+        self.log.flushed_lsn() >= lsn
+    }
+
+    pub fn set_flush_log_at_trx_commit(&self, mode: u8) {
+        self.flush_mode.store(mode.min(2), Ordering::Relaxed);
     }
 
     /// Creates a tablespace file at `rel_path` (relative to the data directory) and
@@ -381,8 +423,8 @@ impl Engine {
         self.log.free_check();
         let file = self.vfs.open(&full, true)?;
         let mut mtr = Mtr::new(&self.pool, &self.log);
-        mtr.log_file_create(id, rel_path);
         let space = Arc::new(Space::create(&mut mtr, id, file, 1)?);
+        mtr.log_file_create(id, rel_path);
         mtr.commit();
         let lsn = self
             .directory
@@ -450,11 +492,16 @@ impl Engine {
     fn make_log_room(&self) -> Result<()> {
         let cap = self.log.capacity();
         loop {
-            let target = self.log.current_lsn().saturating_sub(cap / 2);
+            let target = self.log.current_lsn().saturating_sub(cap / 4);
             match self.pool.oldest_dirty_lsn() {
                 Some(o) if o < target => {
-                    self.pool
+                    let n = self
+                        .pool
                         .flush_oldest(target, 4 * crate::buf::BATCH_PAGES)?;
+                    if n == 0 {
+                        // The oldest pages are X-latched right now; let their owners go on.
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
                 }
                 _ => break,
             }
@@ -467,6 +514,7 @@ impl Engine {
     /// this; the server uses `shutdown`).
     pub fn stop_background(&self) {
         self.stop.store(true, Ordering::Release);
+        self.flusher.stop();
         if let Some(h) = self.cleaner.lock().take() {
             let _ = h.join();
         }
@@ -482,7 +530,7 @@ impl Engine {
     }
 }
 
-/// The page cleaner: once a second (sooner when woken), writes dirty pages oldest
+/// The page cleaner: once a second (every 100 ms when urgent), writes dirty pages oldest
 /// first — more the older the log and the dirtier the pool — and checkpoints.
 fn page_cleaner(engine: Weak<Engine>) {
     loop {

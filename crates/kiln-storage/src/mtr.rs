@@ -85,8 +85,11 @@ impl Mtr {
     }
 
     /// A page being allocated: latched without reading it (its old contents are dead).
+    /// If this mini-transaction already holds it (reserved), that slot is returned.
     pub fn x_latch_new(&mut self, id: PageId) -> Result<Slot, BufError> {
-        assert!(self.find(id).is_none(), "page {id} allocated while held");
+        if let Some(s) = self.find(id) {
+            return Ok(s);
+        }
         let p = self.pool.fetch_new(id)?;
         Ok(self.push(p))
     }
@@ -186,11 +189,15 @@ impl Mtr {
 
 impl Drop for Mtr {
     fn drop(&mut self) {
-        // An error path dropped a mini-transaction that changed pages: those changes
-        // cannot be undone in memory, so they are committed (each op left the page
-        // valid). Callers order their checks before their changes, so this is rare.
-        if !self.rec.is_empty() {
-            self.commit_inner();
+        // Changes that were neither committed nor can be undone in memory: the pages
+        // may be half-way through a split. Every fallible step (latching, reading,
+        // reserving pages) comes before the first change, so this is a bug; stopping
+        // beats writing a broken tree to disk.
+        if !self.rec.is_empty() && !std::thread::panicking() {
+            panic!(
+                "mini-transaction dropped with {} bytes of uncommitted changes",
+                self.rec.len()
+            );
         }
     }
 }

@@ -11,8 +11,9 @@
 //!     12    8  page_lsn     LSN of the last redo record applied to the page
 //!     20    2  page_type    PageType
 //!     22    2  (reserved)   zero
-//!     24    4  prev         previous page at the same B+tree level, or FIL_NULL
-//!     28    4  next         next page at the same B+tree level, or FIL_NULL
+//!     24    4  prev         previous leaf of the same B+tree, or FIL_NULL
+//!     28    4  next         next leaf of the same B+tree, or FIL_NULL (also:
+//!                           the free-list / overflow-chain link)
 //!     32       body         layout depends on page_type
 //! ```
 //!

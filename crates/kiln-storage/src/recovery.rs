@@ -98,7 +98,7 @@ pub fn scan(
     capacity: u64,
     ckpt: Checkpoint,
 ) -> Result<Scanned, RecoveryError> {
-    let mut s = Scanner::new(log_file, capacity, ckpt.lsn);
+    let mut s = Scanner::new(log_file, capacity, ckpt);
     let mut groups = Vec::new();
     while let Some(g) = s.next_group()? {
         groups.push(g);
@@ -161,6 +161,10 @@ pub fn apply(
                 continue; // the page on disk has this group already
             }
             for op in ops {
+                record::check(&p, op).map_err(|what| RecoveryError::BadRecord {
+                    lsn: g.start_lsn,
+                    what,
+                })?;
                 record::apply(&mut p, id, op);
                 out.records += 1;
             }

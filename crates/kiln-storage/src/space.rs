@@ -124,18 +124,24 @@ impl Space {
 
     /// Allocates a page and returns its slot in `mtr`, X-latched, with unspecified
     /// contents (the caller formats it). The header page stays latched in `mtr` until
-    /// commit, which serializes allocations in one tablespace.
+    /// commit, which serializes allocations in one tablespace. Everything that can
+    /// fail (I/O, file growth, a frame) happens in `reserve`, before the first change.
     pub fn allocate(&self, mtr: &mut Mtr) -> Result<Slot, BufError> {
-        let h = mtr.x_latch(PageId::new(self.id, 0))?;
+        self.reserve(mtr, 1)?;
+        let h = mtr
+            .find(PageId::new(self.id, 0))
+            .expect("reserve latched the header");
         let head = get_u32(mtr.page(h), OFF_FREE_HEAD);
         if head != FIL_NULL {
-            let p = mtr.x_latch(PageId::new(self.id, head))?;
-            assert_eq!(
-                page::page_type(mtr.page(p)),
-                Some(PageType::Free),
-                "free list of space {} holds a used page {head}",
-                self.id
-            );
+            let p = mtr
+                .find(PageId::new(self.id, head))
+                .expect("reserve latched the free-list head");
+            if page::page_type(mtr.page(p)) != Some(PageType::Free) {
+                panic!(
+                    "free list of tablespace {} holds page {head}, which is in use",
+                    self.id
+                );
+            }
             let next = get_u32(mtr.page(p), OFF_NEXT);
             mtr.write_u32(h, OFF_FREE_HEAD, next);
             let c = get_u32(mtr.page(h), OFF_FREE_COUNT);
@@ -143,51 +149,53 @@ impl Space {
             return Ok(p);
         }
         let n = get_u32(mtr.page(h), OFF_PAGE_COUNT);
-        assert!(
-            n < FIL_NULL - EXTENT_PAGES,
-            "tablespace {} is full",
-            self.id
-        );
-        let have = self
-            .file
-            .len()
-            .map_err(|e| BufError::Io(PageId::new(self.id, n), e))?;
-        if (n as u64 + 1) * PAGE_SIZE as u64 > have {
-            let id = PageId::new(self.id, n);
-            let len = (n / EXTENT_PAGES + 1) as u64 * EXTENT_PAGES as u64 * PAGE_SIZE as u64;
-            self.file.set_len(len).map_err(|e| BufError::Io(id, e))?;
-        }
+        let p = mtr
+            .find(PageId::new(self.id, n))
+            .expect("reserve latched the next new page");
         mtr.write_u32(h, OFF_PAGE_COUNT, n + 1);
-        mtr.x_latch_new(PageId::new(self.id, n))
+        Ok(p)
     }
 
-    /// Latches the header in `mtr` and makes sure `n` pages can be allocated in it
-    /// without I/O: from the free list or from file space that already exists (the
-    /// file grows now if needed). A split calls this before it changes anything, so
-    /// a full disk fails the operation cleanly instead of half-way through.
+    /// Latches the header in `mtr` and everything the next `n` allocations will take:
+    /// the first pages of the free list, then new pages past the high-water mark (the
+    /// file grows now if needed, and their frames are taken now). A split calls this
+    /// before it changes anything, so a read error, a full disk or a full buffer pool
+    /// fails the operation cleanly instead of half-way through.
     pub fn reserve(&self, mtr: &mut Mtr, n: u32) -> Result<(), BufError> {
         let h = mtr.x_latch(PageId::new(self.id, 0))?;
-        let free = get_u32(mtr.page(h), OFF_FREE_COUNT);
-        if free >= n {
+        let mut next = get_u32(mtr.page(h), OFF_FREE_HEAD);
+        let mut got = 0;
+        while got < n && next != FIL_NULL {
+            let p = mtr.x_latch(PageId::new(self.id, next))?;
+            next = get_u32(mtr.page(p), OFF_NEXT);
+            got += 1;
+        }
+        if got == n {
             return Ok(());
         }
-        let count = get_u32(mtr.page(h), OFF_PAGE_COUNT) as u64;
-        let need_pages = count + (n - free) as u64;
-        assert!(
-            need_pages < (FIL_NULL - EXTENT_PAGES) as u64,
-            "tablespace {} is full",
-            self.id
-        );
+        let count = get_u32(mtr.page(h), OFF_PAGE_COUNT);
+        let new_pages = n - got;
+        if count as u64 + new_pages as u64 >= (FIL_NULL - EXTENT_PAGES) as u64 {
+            let id = PageId::new(self.id, count);
+            return Err(BufError::Io(
+                id,
+                std::io::Error::other(format!("tablespace {} is full (2^32 pages)", self.id)),
+            ));
+        }
+        let need_bytes = (count + new_pages) as u64 * PAGE_SIZE as u64;
         let have = self
             .file
             .len()
             .map_err(|e| BufError::Io(PageId::new(self.id, 0), e))?;
-        if need_pages * PAGE_SIZE as u64 > have {
-            let len =
-                need_pages.div_ceil(EXTENT_PAGES as u64) * EXTENT_PAGES as u64 * PAGE_SIZE as u64;
+        if need_bytes > have {
+            let extents = (count + new_pages).div_ceil(EXTENT_PAGES) as u64;
+            let len = extents * EXTENT_PAGES as u64 * PAGE_SIZE as u64;
             self.file
                 .set_len(len)
-                .map_err(|e| BufError::Io(PageId::new(self.id, count as u32), e))?;
+                .map_err(|e| BufError::Io(PageId::new(self.id, count), e))?;
+        }
+        for i in 0..new_pages {
+            mtr.x_latch_new(PageId::new(self.id, count + i))?;
         }
         Ok(())
     }
@@ -225,6 +233,15 @@ impl Space {
             .map(|i| OFF_ROOTS + i * ROOT_ENTRY)
             .find(|off| get_u64(&h, *off) == index_id)
             .map(|off| get_u32(&h, off + 8)))
+    }
+
+    /// Whether a new tree `index_id` can be registered: not registered already and
+    /// room in the registry. Latches the header in `mtr` (call before any change).
+    pub fn can_register(&self, mtr: &mut Mtr, index_id: u64) -> Result<bool, BufError> {
+        let h = mtr.x_latch(PageId::new(self.id, 0))?;
+        let p = mtr.page(h);
+        let n = get_u32(p, OFF_N_ROOTS) as usize;
+        Ok(n < ROOTS_MAX && (0..n).all(|i| get_u64(p, OFF_ROOTS + i * ROOT_ENTRY) != index_id))
     }
 
     /// Registers the root page of a new tree.

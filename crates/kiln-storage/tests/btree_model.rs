@@ -58,7 +58,7 @@ proptest! {
     #[test]
     fn btree_matches_model(ops in proptest::collection::vec(op(), 1..300)) {
         let vfs = MemVfs::new();
-        let cfg = config(64, 1 << 20, false);
+        let cfg = config(64, 2 << 20, false);
         let mut e = open(&vfs, &cfg);
         let s = e.create_space("p.ibd").unwrap();
         e.create_tree(&s, 3).unwrap();

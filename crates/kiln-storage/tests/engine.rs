@@ -20,7 +20,7 @@ use kiln_storage::page::PAGE_SIZE;
 #[test]
 fn create_reopen_and_tablespaces() {
     let vfs = MemVfs::new();
-    let cfg = config(256, 1 << 20, false);
+    let cfg = config(256, 2 << 20, false);
     let e = open(&vfs, &cfg);
     assert!(e.startup.created);
     let s1 = e.create_space("db1/t1.ibd").unwrap();
@@ -174,7 +174,7 @@ fn model_with_deletes_ranges_and_restarts() {
 /// every synced one.
 fn crash_round(seed: u64, mode: CrashMode, ops: usize, cleaner: bool) {
     let vfs = MemVfs::new();
-    let cfg = config(48, 1 << 20, cleaner);
+    let cfg = config(48, 2 << 20, cleaner);
     let e = open(&vfs, &cfg);
     let s = e.create_space("c.ibd").unwrap();
     let t = e.create_tree(&s, 9).unwrap();
@@ -247,7 +247,7 @@ fn crash_with_torn_writes_and_page_cleaner() {
 #[test]
 fn torn_page_is_repaired_from_doublewrite() {
     let vfs = MemVfs::new();
-    let cfg = config(256, 1 << 20, false);
+    let cfg = config(256, 2 << 20, false);
     let e = open(&vfs, &cfg);
     let s = e.create_space("d.ibd").unwrap();
     let t = e.create_tree(&s, 1).unwrap();
@@ -286,7 +286,7 @@ fn torn_page_is_repaired_from_doublewrite() {
 #[test]
 fn corrupt_page_without_a_copy_is_refused_not_served() {
     let vfs = MemVfs::new();
-    let cfg = config(256, 1 << 20, false);
+    let cfg = config(256, 2 << 20, false);
     let e = open(&vfs, &cfg);
     let s = e.create_space("x.ibd").unwrap();
     let t = e.create_tree(&s, 1).unwrap();
@@ -300,7 +300,7 @@ fn corrupt_page_without_a_copy_is_refused_not_served() {
     vfs.corrupt(
         &Path::new(DIR).join("ibdata1"),
         PAGE_SIZE,
-        &vec![0u8; 64 * PAGE_SIZE],
+        &vec![0u8; 128 * PAGE_SIZE],
     );
     let e = open(&vfs, &cfg);
     let t = e.open_tree(&e.space(1).unwrap(), 1).unwrap().unwrap();
@@ -313,7 +313,7 @@ fn corrupt_page_without_a_copy_is_refused_not_served() {
 #[test]
 fn small_log_wraps_with_checkpoints_under_load() {
     let vfs = MemVfs::new();
-    let cfg = config(128, 1 << 20, false);
+    let cfg = config(128, 2 << 20, false);
     let e = open(&vfs, &cfg);
     let s = e.create_space("w.ibd").unwrap();
     let t = e.create_tree(&s, 1).unwrap();
@@ -399,7 +399,7 @@ fn concurrent_writers_and_scanners() {
 #[test]
 fn bad_datadirs_are_refused() {
     let vfs = MemVfs::new();
-    let cfg = config(64, 1 << 20, false);
+    let cfg = config(64, 2 << 20, false);
     // ibdata1 without a redo log: never guess.
     vfs.create_dir_all(Path::new(DIR)).unwrap();
     vfs.open(&Path::new(DIR).join("ibdata1"), true).unwrap();
@@ -454,4 +454,53 @@ fn sixteen_mib_values_round_trip_and_free() {
         "deleting frees the chain: {pages} pages, {free} free"
     );
     assert_eq!(t.get(b"small").unwrap(), Some(b"x".to_vec()));
+}
+
+#[test]
+fn flush_log_at_trx_commit_modes_and_non_blocking_commit() {
+    let vfs = MemVfs::new();
+    let cfg = config(128, 4 << 20, false);
+    let e = open(&vfs, &cfg);
+    let s = e.create_space("m.ibd").unwrap();
+    let t = e.create_tree(&s, 1).unwrap();
+    // 0: commit returns at once and nothing reached the log file yet.
+    e.set_flush_log_at_trx_commit(0);
+    let lsn = t.insert(b"mode0", b"v").unwrap();
+    e.commit(lsn).unwrap();
+    assert!(e.log().flushed_lsn() < lsn);
+    // 2: written to the OS at commit, synced by the flusher within about a second.
+    e.set_flush_log_at_trx_commit(2);
+    let lsn2 = t.insert(b"mode2", b"v").unwrap();
+    e.commit(lsn2).unwrap();
+    let t0 = std::time::Instant::now();
+    while !e.is_durable(lsn2) {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(5),
+            "the flusher syncs once a second"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Non-blocking: ask, go on, check.
+    e.set_flush_log_at_trx_commit(1);
+    let lsn3 = t.insert(b"async", b"v").unwrap();
+    e.request_durable(lsn3);
+    let t0 = std::time::Instant::now();
+    while !e.is_durable(lsn3) {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(5),
+            "requested flush happens promptly"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    drop((t, s));
+    let e = crash_and_reopen(&vfs, &cfg, e, CrashMode::DropUnsynced);
+    let t = e.open_tree(&e.space(1).unwrap(), 1).unwrap().unwrap();
+    for k in [&b"mode0"[..], b"mode2", b"async"] {
+        assert_eq!(
+            t.get(k).unwrap(),
+            Some(b"v".to_vec()),
+            "{}",
+            String::from_utf8_lossy(k)
+        );
+    }
 }

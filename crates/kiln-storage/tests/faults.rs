@@ -14,7 +14,7 @@ use kiln_storage::log::LogError;
 
 fn acked_then_fault(faults: Faults) {
     let vfs = MemVfs::new();
-    let cfg = config(128, 1 << 20, false);
+    let cfg = config(128, 2 << 20, false);
     let e = open(&vfs, &cfg);
     let s = e.create_space("f.ibd").unwrap();
     let t = e.create_tree(&s, 1).unwrap();
@@ -76,7 +76,7 @@ fn short_log_write_stops_acknowledging() {
 #[test]
 fn read_errors_are_errors_not_pages() {
     let vfs = MemVfs::new();
-    let cfg = config(32, 1 << 20, false); // small pool: lookups must read
+    let cfg = config(32, 2 << 20, false); // small pool: lookups must read
     let e = open(&vfs, &cfg);
     let s = e.create_space("r.ibd").unwrap();
     let t = e.create_tree(&s, 1).unwrap();
@@ -148,7 +148,7 @@ fn failed_page_writes_keep_pages_dirty_and_commits_durable() {
 #[test]
 fn full_disk_fails_inserts_cleanly() {
     let vfs = MemVfs::new();
-    let cfg = config(256, 1 << 20, false);
+    let cfg = config(256, 2 << 20, false);
     let e = open(&vfs, &cfg);
     let s = e.create_space("full.ibd").unwrap();
     let t = e.create_tree(&s, 1).unwrap();

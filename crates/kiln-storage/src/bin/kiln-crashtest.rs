@@ -66,6 +66,7 @@ fn config() -> EngineConfig {
         max_dirty_pages_pct: 50.0,
         io_capacity: 400,
         page_cleaner: true,
+        flush_log_at_trx_commit: 1,
     }
 }
 

@@ -30,7 +30,7 @@ const OFF_DATA_LEN: usize = HEADER_SIZE;
 const OFF_DATA: usize = HEADER_SIZE + 4;
 /// Value bytes per overflow page.
 pub const DATA_PER_PAGE: usize = PAGE_SIZE - OFF_DATA;
-const PAGES_PER_MTR: usize = 64;
+const PAGES_PER_MTR: usize = 8; // 128 KiB of redo: well under GROUP_MAX
 /// Longest value kiln stores (LONGBLOB's 4 GiB is capped by max_allowed_packet's
 /// 1 GiB anyway).
 pub const VALUE_MAX: u64 = 1 << 30;
@@ -126,10 +126,10 @@ pub fn free(
     while next != FIL_NULL {
         log.free_check();
         let mut mtr = Mtr::new(pool, log);
-        for _ in 0..PAGES_PER_MTR {
-            if next == FIL_NULL {
-                break;
-            }
+        // Latch the batch and the header first, change after: nothing can fail
+        // between the first change and the commit.
+        let mut batch = Vec::with_capacity(PAGES_PER_MTR);
+        while batch.len() < PAGES_PER_MTR && next != FIL_NULL {
             let s = mtr.x_latch(PageId::new(space.id, next))?;
             if page::page_type(mtr.page(s)) != Some(PageType::Overflow) {
                 let id = mtr.id(s);
@@ -139,6 +139,10 @@ pub fn free(
                 ));
             }
             next = get_u32(mtr.page(s), OFF_NEXT);
+            batch.push(s);
+        }
+        space.reserve(&mut mtr, 0)?;
+        for s in batch {
             space.free(&mut mtr, s)?;
         }
         mtr.commit();

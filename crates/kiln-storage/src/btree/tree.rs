@@ -35,6 +35,8 @@ use crate::space::Space;
 pub enum TreeError {
     Buf(BufError),
     DuplicateKey,
+    /// `create` of an index id that the tablespace already has (or a full registry).
+    IndexExists(u64),
     KeyTooLong(usize),
     ValueTooLong(u64),
     /// A page that should belong to this tree does not (wrong type, index or level).
@@ -46,6 +48,10 @@ impl std::fmt::Display for TreeError {
         match self {
             TreeError::Buf(e) => write!(f, "{e}"),
             TreeError::DuplicateKey => write!(f, "duplicate key"),
+            TreeError::IndexExists(id) => write!(
+                f,
+                "index {id} exists already (or the tablespace holds the most trees it can)"
+            ),
             TreeError::KeyTooLong(n) => {
                 write!(f, "key of {n} bytes exceeds {} bytes", node::KEY_MAX)
             }
@@ -108,6 +114,9 @@ impl BTree {
     ) -> Result<BTree> {
         log.free_check();
         let mut mtr = Mtr::new(pool, log);
+        if !space.can_register(&mut mtr, index_id)? {
+            return Err(TreeError::IndexExists(index_id));
+        }
         let s = space.allocate(&mut mtr)?;
         mtr.apply(s, Op::InitNode { index_id, level: 0 });
         let root = mtr.id(s).page_no;
@@ -591,6 +600,8 @@ impl BTree {
         } else {
             None
         };
+        // The header (for freeing) after the tree pages, before any change.
+        self.space.reserve(&mut mtr, 0)?;
         if let Some(p) = prev_slot {
             mtr.write_u32(p, OFF_NEXT, next);
         }

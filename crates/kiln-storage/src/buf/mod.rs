@@ -193,6 +193,12 @@ impl Pin {
     fn frame(&self) -> &Frame {
         self.pool.frame(self.inst, self.frame)
     }
+
+    /// Whether the frame holds `id` (checked under the page latch: a read that failed
+    /// while we waited leaves the frame unmapped, and we must look again).
+    fn holds(&self, id: PageId) -> bool {
+        self.frame().id.load(Ordering::Acquire) == id.as_u64()
+    }
 }
 
 impl std::ops::Deref for PageRead {
@@ -302,7 +308,7 @@ impl BufferPool {
         self.spaces.write().insert(space, file);
     }
 
-    /// Forgets a tablespace: its pages must be clean (after `flush_space`).
+    /// Forgets a tablespace: its pages must be clean (after `flush_all(Some(space))`).
     pub fn detach_space(&self, space: u32) {
         self.spaces.write().remove(&space);
     }
@@ -339,12 +345,9 @@ impl BufferPool {
                     frame: f,
                 };
                 self.touch(inst, f);
-                // Wait for a read in progress (it holds the X latch), then check the
-                // read succeeded: a failed read leaves the frame with no page.
-                drop(inst.frames[f as usize].latch.read());
-                if inst.frames[f as usize].id.load(Ordering::Acquire) != key {
-                    continue;
-                }
+                // A read may still be in progress (it holds the X latch): the caller
+                // latches the page and then checks `holds` — a failed read leaves the
+                // frame with no page.
                 return Ok(pin);
             }
             // Miss: get a frame nobody else can reach.
@@ -540,33 +543,46 @@ impl BufferPool {
 
     /// Reads a page with a shared latch.
     pub fn fetch_read(self: &Arc<Self>, id: PageId) -> Result<PageRead, BufError> {
-        let pin = self.pin(id, false)?;
-        let guard = pin.frame().latch.read_arc();
-        Ok(PageRead { guard, pin })
+        loop {
+            let pin = self.pin(id, false)?;
+            let guard = pin.frame().latch.read_arc();
+            if pin.holds(id) {
+                return Ok(PageRead { guard, pin });
+            }
+        }
     }
 
-    /// An exclusive latch on `id` only if it can be had without waiting.
+    /// An exclusive latch on `id` only if it can be had without waiting (also not
+    /// for a read in progress).
     pub fn try_fetch_write(self: &Arc<Self>, id: PageId) -> Result<Option<PageWrite>, BufError> {
         let pin = self.pin(id, false)?;
         let Some(guard) = pin.frame().latch.try_write_arc() else {
             return Ok(None);
         };
-        Ok(Some(PageWrite { guard, pin }))
+        Ok(pin.holds(id).then_some(PageWrite { guard, pin }))
     }
 
     /// Reads a page with an exclusive latch.
     pub fn fetch_write(self: &Arc<Self>, id: PageId) -> Result<PageWrite, BufError> {
-        let pin = self.pin(id, false)?;
-        let guard = pin.frame().latch.write_arc();
-        Ok(PageWrite { guard, pin })
+        loop {
+            let pin = self.pin(id, false)?;
+            let guard = pin.frame().latch.write_arc();
+            if pin.holds(id) {
+                return Ok(PageWrite { guard, pin });
+            }
+        }
     }
 
     /// A page that is being allocated: no disk read, zeroed, exclusively latched.
     pub fn fetch_new(self: &Arc<Self>, id: PageId) -> Result<PageWrite, BufError> {
-        let pin = self.pin(id, true)?;
-        let mut guard = pin.frame().latch.write_arc();
-        guard.0.fill(0);
-        Ok(PageWrite { guard, pin })
+        loop {
+            let pin = self.pin(id, true)?;
+            let mut guard = pin.frame().latch.write_arc();
+            if pin.holds(id) {
+                guard.0.fill(0);
+                return Ok(PageWrite { guard, pin });
+            }
+        }
     }
 
     /// Writes every dirty page of `space` (all spaces with `None`) and syncs the files.

@@ -57,6 +57,10 @@ impl Vfs for OsVfs {
                 if create {
                     let _ = std::fs::remove_file(path);
                 }
+                tracing::warn!(
+                    "{}: the file system refuses O_DIRECT; using buffered I/O",
+                    path.display()
+                );
                 self.open_with(path, create, false)?
             }
             other => other?,

@@ -6,7 +6,8 @@
 //! ```text
 //! offset        size      field
 //!      0        4096      header: magic "KILNREDO" | format u32 | capacity u64 | crc u32
-//!   4096         512      checkpoint slot 0: magic u32 | number u64 | lsn u64 | crc u32
+//!   4096         512      checkpoint slot 0: magic u32 | number u64 | lsn u64 |
+//!                         generation u32 | gen_start u64 | crc u32
 //!   8192         512      checkpoint slot 1   (written alternately; the valid one with
 //!                         the higher number wins, so a torn slot write loses nothing)
 //!  12288    capacity      the ring: byte `lsn % capacity` holds the log byte at `lsn`
@@ -16,7 +17,8 @@
 //! group, written contiguously (wrapping at the ring's end):
 //!
 //! ```text
-//! payload_len u32 | start_lsn u64 | crc32c u32 (over len, lsn, payload) | payload
+//! payload_len u32 | start_lsn u64 | generation u32 | crc32c u32 (over the 16 bytes before
+//! it and the payload) | payload
 //! ```
 //!
 //! Recovery reads groups from the checkpoint LSN until the first whose stored LSN or
@@ -24,14 +26,27 @@
 //! older LSN; a group torn by the crash fails its checksum and was never acknowledged,
 //! because acknowledgement waits for the fsync that covers the group's end).
 //!
+//! Generations: every run after a recovery writes with a new generation `generation`, and
+//! the checkpoint slot records `gen_start`, the LSN where it began (the end recovery
+//! found). A group at or past `gen_start` counts only if it carries the current
+//! generation. Without this, a crash that tore one group but left later, never
+//! acknowledged groups intact on disk could see those groups replayed by a later
+//! recovery, once the new run's groups happened to end exactly where one began.
+//!
+//! The ring never waits for space while holding a lock (that would deadlock with the
+//! checkpoint, which must write the log to advance): `Log::free_check`, called before
+//! every mini-transaction with no latches held, checkpoints once the ring is half
+//! full, and a mini-transaction logs at most `GROUP_MAX` bytes, so in-flight groups fit
+//! in the other half. Running out anyway is an error that stops the log.
+//!
 //! Concurrency: `append` (mini-transaction commit) copies a group into the in-memory
 //! buffer under `state`, a mutex held for a memcpy. Durability (`flush_to`) is group
-//! commit: whoever holds `writer` writes and fsyncs everything buffered so far, and the
-//! threads that queued behind it usually find their LSN already durable when they get
-//! the mutex. `order` is held shared from LSN reservation until the pages of the
+//! commit: one leader at a time writes and fsyncs everything buffered so far; the
+//! followers sleep on a condition variable and usually wake to find their LSN durable. `order` is held shared from LSN reservation until the pages of the
 //! mini-transaction are marked dirty; the checkpoint takes it exclusively to read an
 //! LSN below which every mini-transaction's pages are on the flush list.
 
+pub mod flusher;
 pub mod record;
 
 use std::io;
@@ -44,18 +59,19 @@ use crate::io::DataFile;
 
 /// First LSN of a new log: page LSN 0 means "never logged".
 pub const LSN_START: u64 = 8192;
-pub const GROUP_HEADER: usize = 16;
+pub const GROUP_HEADER: usize = 20;
 /// Largest mini-transaction payload. Writers split bigger work (long values) over
 /// several mini-transactions.
-pub const GROUP_MAX: usize = 4 << 20;
+pub const GROUP_MAX: usize = 256 << 10;
 const HEADER_BLOCK: u64 = 4096;
 const CKPT_OFF: [u64; 2] = [4096, 8192];
 const RING_OFF: u64 = 12288;
 const MAGIC: &[u8; 8] = b"KILNREDO";
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 const CKPT_MAGIC: u32 = 0x4b43_4b50;
+const CKPT_LEN: usize = 36;
 /// Smallest ring (tests use small ones to exercise wrapping).
-pub const CAPACITY_MIN: u64 = 1 << 20;
+pub const CAPACITY_MIN: u64 = 2 << 20;
 
 #[derive(Debug)]
 pub enum LogError {
@@ -117,10 +133,10 @@ pub struct Log {
     flushed_lsn: AtomicU64,
     checkpoint_lsn: AtomicU64,
     checkpoint_no: AtomicU64,
-    /// Signalled when the checkpoint advances (writers waiting for ring space).
-    space_cv: Condvar,
-    space_mx: Mutex<()>,
-    /// Called by `free_check` when the ring is three quarters full.
+    /// This run's generation and the LSN where it began.
+    generation: u32,
+    gen_start: u64,
+    /// Called by `free_check` when the ring is half full.
     checkpointer: RwLock<Option<Arc<dyn Fn() + Send + Sync>>>,
     /// Set by the first failed write or fsync (never retried: after a failed fsync
     /// the kernel may have dropped the dirty pages, so a retry could "succeed").
@@ -136,6 +152,9 @@ pub struct Log {
 pub struct Checkpoint {
     pub number: u64,
     pub lsn: u64,
+    /// Generation of the run that wrote the slot, and the LSN where that run began.
+    pub generation: u32,
+    pub gen_start: u64,
 }
 
 fn ring_pos(capacity: u64, lsn: u64) -> u64 {
@@ -165,25 +184,16 @@ impl Log {
             file.write_at(&zero[..n], RING_OFF + off)?;
             off += n as u64;
         }
-        let log = Log::new(
-            file,
-            capacity,
-            Checkpoint {
-                number: 0,
-                lsn: LSN_START,
-            },
-            LSN_START,
-        );
-        log.write_checkpoint_slot(Checkpoint {
+        let first = Checkpoint {
             number: 1,
             lsn: LSN_START,
-        })?;
-        log.write_checkpoint_slot(Checkpoint {
-            number: 0,
-            lsn: LSN_START,
-        })?;
+            generation: 1,
+            gen_start: LSN_START,
+        };
+        let log = Log::new(file, capacity, first, LSN_START);
+        log.write_checkpoint_slot(first)?;
+        log.write_checkpoint_slot(Checkpoint { number: 0, ..first })?;
         log.file.sync()?;
-        log.checkpoint_no.store(1, Ordering::Release);
         Ok(log)
     }
 
@@ -216,16 +226,18 @@ impl Log {
         }
         let mut best: Option<Checkpoint> = None;
         for off in CKPT_OFF {
-            let mut b = [0u8; 24];
+            let mut b = [0u8; CKPT_LEN];
             file.read_at(&mut b, off)?;
             let magic = u32::from_le_bytes(b[0..4].try_into().unwrap());
-            let crc = u32::from_le_bytes(b[20..24].try_into().unwrap());
-            if magic != CKPT_MAGIC || crc != crc32c::crc32c(&b[..20]) {
+            let crc = u32::from_le_bytes(b[32..36].try_into().unwrap());
+            if magic != CKPT_MAGIC || crc != crc32c::crc32c(&b[..32]) {
                 continue;
             }
             let c = Checkpoint {
                 number: u64::from_le_bytes(b[4..12].try_into().unwrap()),
                 lsn: u64::from_le_bytes(b[12..20].try_into().unwrap()),
+                generation: u32::from_le_bytes(b[20..24].try_into().unwrap()),
+                gen_start: u64::from_le_bytes(b[24..32].try_into().unwrap()),
             };
             if best.is_none_or(|x| c.number > x.number) {
                 best = Some(c);
@@ -235,14 +247,27 @@ impl Log {
         Ok((capacity, ckpt))
     }
 
-    /// A log positioned after recovery: new groups start at `end_lsn`.
+    /// The log after recovery: new groups start at `end_lsn` with the next
+    /// generation. Syncs the file first (the tail recovery read may have been only in
+    /// the OS cache after a kill) and records the new generation in a checkpoint slot
+    /// before anything is appended.
     pub fn start_at(
         file: Arc<dyn DataFile>,
         capacity: u64,
         ckpt: Checkpoint,
         end_lsn: u64,
-    ) -> Arc<Log> {
-        Log::new(file, capacity, ckpt, end_lsn)
+    ) -> Result<Arc<Log>, LogError> {
+        file.sync()?;
+        let next = Checkpoint {
+            number: ckpt.number + 1,
+            lsn: ckpt.lsn,
+            generation: ckpt.generation.wrapping_add(1).max(1),
+            gen_start: end_lsn,
+        };
+        let log = Log::new(file, capacity, next, end_lsn);
+        log.write_checkpoint_slot(next)?;
+        log.file.sync()?;
+        Ok(log)
     }
 
     fn new(file: Arc<dyn DataFile>, capacity: u64, ckpt: Checkpoint, lsn: u64) -> Arc<Log> {
@@ -260,8 +285,8 @@ impl Log {
             flushed_lsn: AtomicU64::new(lsn),
             checkpoint_lsn: AtomicU64::new(ckpt.lsn),
             checkpoint_no: AtomicU64::new(ckpt.number),
-            space_cv: Condvar::new(),
-            space_mx: Mutex::new(()),
+            generation: ckpt.generation,
+            gen_start: ckpt.gen_start,
             checkpointer: RwLock::new(None),
             failed: Mutex::new(None),
             flushing: Mutex::new(false),
@@ -298,9 +323,9 @@ impl Log {
     }
 
     /// Called before a mini-transaction starts, holding no latches: when the ring is
-    /// three quarters full, checkpoint first, so in-flight groups always fit.
+    /// half full, checkpoint first, so in-flight groups always fit in the other half.
     pub fn free_check(&self) {
-        if self.age() > self.capacity / 4 * 3 {
+        if self.age() > self.capacity / 2 {
             let f = self.checkpointer.read().clone();
             if let Some(f) = f {
                 f();
@@ -321,9 +346,9 @@ impl Log {
         let mut h = [0u8; GROUP_HEADER];
         h[0..4].copy_from_slice(&(payload.len() as u32).to_le_bytes());
         h[4..12].copy_from_slice(&start.to_le_bytes());
-        let mut c = crc32c::crc32c(&h[0..12]);
-        c = crc32c::crc32c_append(c, payload);
-        h[12..16].copy_from_slice(&c.to_le_bytes());
+        h[12..16].copy_from_slice(&self.generation.to_le_bytes());
+        let c = crc32c::crc32c_append(crc32c::crc32c(&h[0..16]), payload);
+        h[16..20].copy_from_slice(&c.to_le_bytes());
         st.buf.extend_from_slice(&h);
         st.buf.extend_from_slice(payload);
         st.lsn = start + (GROUP_HEADER + payload.len()) as u64;
@@ -401,7 +426,15 @@ impl Log {
             (bytes, from)
         };
         let to = from + bytes.len() as u64;
-        self.wait_for_ring_space(to);
+        if to - self.checkpoint_lsn() > self.capacity {
+            // `free_check` keeps this from happening; if it does, writing would
+            // overwrite log the last checkpoint needs. Stop instead.
+            return Err(LogError::Io(io::Error::other(format!(
+                "redo log ring overflow: {} bytes since the checkpoint, capacity {}; raise innodb_redo_log_capacity",
+                to - self.checkpoint_lsn(),
+                self.capacity
+            ))));
+        }
         if !bytes.is_empty() {
             self.write_ring(from, &bytes)?;
             self.written_lsn.store(to, Ordering::Release);
@@ -416,17 +449,6 @@ impl Log {
             self.flushed_lsn.store(to, Ordering::Release);
         }
         Ok(())
-    }
-
-    /// The ring may not overwrite log the last checkpoint still needs. Mini-
-    /// transactions check for room before they start (`Engine::log_free_check`), so
-    /// this wait is the backstop, released by the next checkpoint.
-    fn wait_for_ring_space(&self, to: u64) {
-        let mut g = self.space_mx.lock();
-        while to - self.checkpoint_lsn() > self.capacity {
-            self.space_cv
-                .wait_for(&mut g, std::time::Duration::from_millis(100));
-        }
     }
 
     fn write_ring(&self, from: u64, bytes: &[u8]) -> io::Result<()> {
@@ -444,8 +466,10 @@ impl Log {
         b[0..4].copy_from_slice(&CKPT_MAGIC.to_le_bytes());
         b[4..12].copy_from_slice(&c.number.to_le_bytes());
         b[12..20].copy_from_slice(&c.lsn.to_le_bytes());
-        let crc = crc32c::crc32c(&b[..20]);
-        b[20..24].copy_from_slice(&crc.to_le_bytes());
+        b[20..24].copy_from_slice(&c.generation.to_le_bytes());
+        b[24..32].copy_from_slice(&c.gen_start.to_le_bytes());
+        let crc = crc32c::crc32c(&b[..32]);
+        b[32..36].copy_from_slice(&crc.to_le_bytes());
         self.file.write_at(&b, CKPT_OFF[(c.number % 2) as usize])
     }
 
@@ -465,7 +489,12 @@ impl Log {
         }
         let number = self.checkpoint_no.load(Ordering::Acquire) + 1;
         let res = self
-            .write_checkpoint_slot(Checkpoint { number, lsn })
+            .write_checkpoint_slot(Checkpoint {
+                number,
+                lsn,
+                generation: self.generation,
+                gen_start: self.gen_start,
+            })
             .and_then(|_| self.file.sync());
         if let Err(e) = res {
             *self.failed.lock() = Some(e.to_string());
@@ -473,9 +502,6 @@ impl Log {
         }
         self.checkpoint_no.store(number, Ordering::Release);
         self.checkpoint_lsn.store(lsn, Ordering::Release);
-        drop(_w);
-        let _g = self.space_mx.lock();
-        self.space_cv.notify_all();
         Ok(())
     }
 }
@@ -484,6 +510,7 @@ impl Log {
 pub struct Scanner {
     file: Arc<dyn DataFile>,
     capacity: u64,
+    ckpt: Checkpoint,
     pub lsn: u64,
 }
 
@@ -495,11 +522,13 @@ pub struct Group {
 }
 
 impl Scanner {
-    pub fn new(file: Arc<dyn DataFile>, capacity: u64, from_lsn: u64) -> Scanner {
+    /// Scans from the checkpoint `ckpt` (whose generation rules which groups count).
+    pub fn new(file: Arc<dyn DataFile>, capacity: u64, ckpt: Checkpoint) -> Scanner {
         Scanner {
             file,
             capacity,
-            lsn: from_lsn,
+            ckpt,
+            lsn: ckpt.lsn,
         }
     }
 
@@ -520,8 +549,15 @@ impl Scanner {
         self.read_ring(self.lsn, &mut h)?;
         let len = u32::from_le_bytes(h[0..4].try_into().unwrap()) as usize;
         let start = u64::from_le_bytes(h[4..12].try_into().unwrap());
-        let crc = u32::from_le_bytes(h[12..16].try_into().unwrap());
+        let generation = u32::from_le_bytes(h[12..16].try_into().unwrap());
+        let crc = u32::from_le_bytes(h[16..20].try_into().unwrap());
+        let generation_ok = if start >= self.ckpt.gen_start {
+            generation == self.ckpt.generation
+        } else {
+            generation <= self.ckpt.generation
+        };
         if start != self.lsn
+            || !generation_ok
             || len == 0
             || len > GROUP_MAX
             || (GROUP_HEADER + len) as u64 > self.capacity
@@ -530,7 +566,7 @@ impl Scanner {
         }
         let mut payload = vec![0u8; len];
         self.read_ring(self.lsn + GROUP_HEADER as u64, &mut payload)?;
-        let c = crc32c::crc32c_append(crc32c::crc32c(&h[0..12]), &payload);
+        let c = crc32c::crc32c_append(crc32c::crc32c(&h[0..16]), &payload);
         if c != crc {
             return Ok(None);
         }
@@ -553,7 +589,7 @@ mod tests {
 
     fn scan_all(f: Arc<dyn DataFile>) -> (Checkpoint, Vec<Group>) {
         let (cap, ck) = Log::open(f.clone()).unwrap();
-        let mut s = Scanner::new(f, cap, ck.lsn);
+        let mut s = Scanner::new(f, cap, ck);
         let mut v = Vec::new();
         while let Some(g) = s.next_group().unwrap() {
             v.push(g);
@@ -639,5 +675,42 @@ mod tests {
         vfs.crash(CrashMode::DropUnsynced);
         let (_, groups) = scan_all(vfs.open(Path::new("/redo"), false).unwrap());
         assert_eq!(groups.len(), 1600);
+    }
+
+    #[test]
+    fn stale_groups_past_a_recovered_end_are_never_replayed() {
+        // A power cut tore group 2 but left group 3 (never acknowledged) intact.
+        let vfs = MemVfs::new();
+        let path = Path::new("/redo");
+        let log = Log::create(vfs.open(path, true).unwrap(), CAPACITY_MIN).unwrap();
+        let (_, e1) = log.append(&[1u8; 100]);
+        log.flush_to(e1).unwrap();
+        let (s2, e2) = log.append(&[2u8; 100]);
+        let (_, e3) = log.append(&[3u8; 100]);
+        log.flush_to(e3).unwrap();
+        let off = (RING_OFF + s2 % CAPACITY_MIN) as usize + GROUP_HEADER + 10;
+        vfs.corrupt(path, off, &[0xEE; 4]);
+        drop(log);
+        let f = vfs.open(path, false).unwrap();
+        let (cap, ck) = Log::open(f.clone()).unwrap();
+        let (_, groups) = scan_all(f.clone());
+        assert_eq!(
+            groups.last().unwrap().end_lsn,
+            e1,
+            "recovery ends before the torn group"
+        );
+        // The next run writes a group exactly as long as the torn one, so its end
+        // lands where the stale group 3 begins.
+        let log = Log::start_at(f.clone(), cap, ck, e1).unwrap();
+        let (_, e) = log.append(&[9u8; 100]);
+        assert_eq!(e, e2);
+        log.flush_to(e).unwrap();
+        let (_, groups) = scan_all(f);
+        assert_eq!(
+            groups.len(),
+            2,
+            "group 3 of the old run must not be replayed"
+        );
+        assert_eq!(groups[1].payload, vec![9u8; 100]);
     }
 }

@@ -79,6 +79,44 @@ pub fn apply(p: &mut [u8], id: PageId, op: &Op<'_>) {
     }
 }
 
+/// Whether `op` can be applied to `p` (recovery checks before `apply`, so a record
+/// that passed its group checksum but does not fit the page is an error, not a panic).
+pub fn check(p: &[u8], op: &Op<'_>) -> Result<(), &'static str> {
+    let node_op = matches!(
+        op,
+        Op::Insert { .. } | Op::Remove { .. } | Op::Truncate { .. }
+    );
+    if node_op && page::page_type(p) != Some(PageType::Index) {
+        return Err("node op on a page that is not a B+tree node");
+    }
+    let n = if node_op { node::n_slots(p) } else { 0 };
+    match *op {
+        Op::Insert { pos, rec } => {
+            let want = if node::is_leaf(p) {
+                rec.len() >= node::LEAF_HEADER
+                    && node::LEAF_HEADER
+                        + u16::from_le_bytes([rec[0], rec[1]]) as usize
+                        + u32::from_le_bytes([rec[3], rec[4], rec[5], rec[6]]) as usize
+                        == rec.len()
+            } else {
+                rec.len() >= node::INTERNAL_HEADER
+                    && node::INTERNAL_HEADER + u16::from_le_bytes([rec[0], rec[1]]) as usize
+                        == rec.len()
+            };
+            if !want {
+                return Err("malformed record");
+            }
+            if pos as usize > n || !node::has_room(p, rec.len()) {
+                return Err("insert does not fit the page");
+            }
+        }
+        Op::Remove { pos } if pos as usize >= n => return Err("remove past the last slot"),
+        Op::Truncate { from } if from as usize > n => return Err("truncate past the last slot"),
+        _ => {}
+    }
+    Ok(())
+}
+
 fn head(out: &mut Vec<u8>, op: u8, id: PageId) {
     out.push(op);
     out.extend_from_slice(&id.space.to_le_bytes());
@@ -163,7 +201,7 @@ impl<'a> Reader<'a> {
 }
 
 /// Decodes every record of one group's payload. Structural checks only: page ops
-/// are validated again when applied.
+/// are checked against the page by `check` before recovery applies them.
 pub fn decode(payload: &[u8]) -> Result<Vec<Record<'_>>, DecodeError> {
     let mut r = Reader { b: payload, at: 0 };
     let mut out = Vec::new();

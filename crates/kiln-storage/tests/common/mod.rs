@@ -26,6 +26,7 @@ pub fn config(pool_pages: usize, log_bytes: u64, cleaner: bool) -> EngineConfig 
         max_dirty_pages_pct: 90.0,
         io_capacity: 200,
         page_cleaner: cleaner,
+        flush_log_at_trx_commit: 1,
     }
 }
 
