@@ -14,6 +14,7 @@ pub mod errlog;
 pub mod listener;
 pub mod server;
 pub mod signals;
+pub mod storage;
 pub mod tls;
 pub mod vars;
 

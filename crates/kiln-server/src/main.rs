@@ -141,6 +141,7 @@ fn run(args: &[String]) -> Result<(), String> {
         }
     };
     let accounts = Accounts::load(&datadir)?;
+    let engine = kiln_server::storage::open(&datadir, &globals)?;
 
     let port = globals.u64("port").unwrap_or(3306) as u16;
     let bind_address = globals
@@ -190,7 +191,13 @@ fn run(args: &[String]) -> Result<(), String> {
     })?;
     datadir::write_pid_file(&pid_file)?;
 
-    let server = kiln_server::install_server(Server::new(settings, globals, accounts, tls));
+    let server = kiln_server::install_server(Server::new(
+        settings,
+        globals,
+        accounts,
+        tls,
+        Some(engine.clone()),
+    ));
     let mut threads = Vec::new();
     if let Some(l) = tcp {
         threads.push(
@@ -229,6 +236,7 @@ fn run(args: &[String]) -> Result<(), String> {
             "{left} connection(s) still open at shutdown; exiting anyway"
         ));
     }
+    kiln_server::storage::shutdown(&engine);
     let _ = std::fs::remove_file(&socket);
     let _ = std::fs::remove_file(&pid_file);
     errlog::system(&format!("kiln: Shutdown complete (kiln {VERSION})."));

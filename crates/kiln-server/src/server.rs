@@ -73,6 +73,7 @@ pub struct Server {
     pub globals: Globals,
     pub accounts: Accounts,
     pub tls: Option<crate::tls::TlsMaterial>,
+    pub engine: Option<std::sync::Arc<kiln_storage::engine::Engine>>,
     pub stats: ServerStats,
     conns: Mutex<HashMap<u64, Arc<ConnShared>>>,
     next_id: AtomicU64,
@@ -87,12 +88,14 @@ impl Server {
         globals: Globals,
         accounts: Accounts,
         tls: Option<crate::tls::TlsMaterial>,
+        engine: Option<std::sync::Arc<kiln_storage::engine::Engine>>,
     ) -> Server {
         Server {
             settings,
             globals,
             accounts,
             tls,
+            engine,
             stats: ServerStats::default(),
             conns: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
@@ -285,6 +288,9 @@ impl ServerHooks for Server {
                 self.stats.bytes_received.get().to_string(),
             ));
             v.push(("Bytes_sent".into(), self.stats.bytes_sent.get().to_string()));
+            if let Some(e) = &self.engine {
+                v.extend(crate::storage::status(e));
+            }
         }
         let tls = if global {
             None

@@ -20,7 +20,12 @@ use parking_lot::RwLock;
 #[derive(Clone)]
 pub struct Globals {
     values: Arc<RwLock<Vec<Value>>>,
+    /// Told of every successful `SET GLOBAL` (the storage engine follows
+    /// innodb_flush_log_at_trx_commit this way).
+    observers: Arc<RwLock<Vec<Observer>>>,
 }
+
+type Observer = Arc<dyn Fn(&'static SysVar, &Value) + Send + Sync>;
 
 impl Default for Globals {
     fn default() -> Self {
@@ -35,6 +40,7 @@ impl Globals {
             values: Arc::new(RwLock::new(
                 VARS.iter().map(sysvar::default_value).collect(),
             )),
+            observers: Arc::new(RwLock::new(Vec::new())),
         }
     }
 
@@ -48,6 +54,11 @@ impl Globals {
         }
         g[sysvar::index_of(var)] = v;
         Ok(warnings)
+    }
+
+    /// Registers `f` to be called after each successful `SET GLOBAL`.
+    pub fn observe(&self, f: impl Fn(&'static SysVar, &Value) + Send + Sync + 'static) {
+        self.observers.write().push(Arc::new(f));
     }
 
     /// Sets a value the server owns (port, socket, have_ssl, ...). Panics on a name
@@ -171,11 +182,17 @@ impl SystemVariables for SessionVars {
         };
         let link = sysvar::linked(var, &v);
         if global {
-            let mut g = self.globals.values.write();
-            if let Some((other, ov)) = link {
-                g[sysvar::index_of(other)] = ov;
+            {
+                let mut g = self.globals.values.write();
+                if let Some((other, ov)) = link {
+                    g[sysvar::index_of(other)] = ov;
+                }
+                g[i] = v.clone();
             }
-            g[i] = v;
+            let observers = self.globals.observers.read().clone();
+            for o in observers {
+                o(var, &v);
+            }
         } else {
             if let Some((other, ov)) = link {
                 self.local[sysvar::index_of(other)] = ov;

@@ -162,12 +162,17 @@ fn ring_pos(capacity: u64, lsn: u64) -> u64 {
 }
 
 impl Log {
-    /// Formats a new log file with an empty ring and a checkpoint at `LSN_START`.
+    /// Formats a new, empty file as a log with an empty ring and a checkpoint at `LSN_START`.
     pub fn create(file: Arc<dyn DataFile>, capacity: u64) -> Result<Arc<Log>, LogError> {
         assert!(
             capacity >= CAPACITY_MIN && capacity.is_multiple_of(4096),
             "redo capacity {capacity}"
         );
+        if file.len()? != 0 {
+            return Err(LogError::Corrupt(
+                "refusing to format a log file that is not empty".into(),
+            ));
+        }
         file.set_len(RING_OFF + capacity)?;
         let mut h = vec![0u8; HEADER_BLOCK as usize];
         h[..8].copy_from_slice(MAGIC);
@@ -176,14 +181,9 @@ impl Log {
         let crc = crc32c::crc32c(&h[..20]);
         h[20..24].copy_from_slice(&crc.to_le_bytes());
         file.write_at(&h, 0)?;
-        // A zeroed ring: no stale group can carry a matching LSN and checksum.
-        let zero = vec![0u8; 1 << 20];
-        let mut off = 0;
-        while off < capacity {
-            let n = (capacity - off).min(zero.len() as u64) as usize;
-            file.write_at(&zero[..n], RING_OFF + off)?;
-            off += n as u64;
-        }
+        // The file is new (the caller created it), so the ring reads as zeroes: no
+        // stale group can carry a matching LSN and checksum. (Not written out: the
+        // file stays sparse until the ring fills.)
         let first = Checkpoint {
             number: 1,
             lsn: LSN_START,

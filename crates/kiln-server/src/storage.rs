@@ -1,0 +1,151 @@
+//! The storage engine inside the server: opening it on the data directory with the
+//! innodb_* options (recovering after a crash, and saying so in the error log),
+//! following `SET GLOBAL innodb_flush_log_at_trx_commit`, its status counters, and
+//! its clean shutdown.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use kiln_storage::buf::PoolConfig;
+use kiln_storage::engine::{Engine, EngineConfig};
+use kiln_storage::io::os::OsVfs;
+
+use crate::errlog;
+use crate::vars::Globals;
+
+/// Opens (creating or recovering) the engine in `datadir`.
+pub fn open(datadir: &Path, globals: &Globals) -> Result<Arc<Engine>, String> {
+    let u = |name: &str, default: u64| globals.u64(name).unwrap_or(default);
+    let config = EngineConfig {
+        pool: PoolConfig {
+            size_bytes: u("innodb_buffer_pool_size", 128 << 20) as usize,
+            instances: u("innodb_buffer_pool_instances", 8) as usize,
+            old_blocks_pct: u("innodb_old_blocks_pct", 37) as usize,
+            old_blocks_time_ms: u("innodb_old_blocks_time", 1000),
+        },
+        // The ring is a whole number of 4 KiB blocks.
+        log_capacity: u("innodb_redo_log_capacity", 100 << 20) / 4096 * 4096,
+        doublewrite: globals.bool("innodb_doublewrite").unwrap_or(true),
+        max_dirty_pages_pct: u("innodb_max_dirty_pages_pct", 90) as f64,
+        io_capacity: u("innodb_io_capacity", 200) as usize,
+        page_cleaner: true,
+        flush_log_at_trx_commit: u("innodb_flush_log_at_trx_commit", 1) as u8,
+    };
+    let method = globals
+        .string("innodb_flush_method")
+        .unwrap_or_else(|| "O_DIRECT".into());
+    let direct = method.starts_with("O_DIRECT");
+    let vfs = Arc::new(OsVfs { direct });
+    let engine = Engine::open(vfs, datadir, config.clone())
+        .map_err(|e| format!("kiln storage: cannot open the data directory: {e}"))?;
+    let r = &engine.startup;
+    if r.created {
+        errlog::system(&format!(
+            "kiln storage: created ibdata1 and a {} MB redo log (ib_redo0)",
+            config.log_capacity >> 20
+        ));
+    } else if r.redo_groups > 0 {
+        errlog::system(&format!(
+            "kiln storage: crash recovery from checkpoint LSN {}: {:.1} MB of redo, {} mini-transactions, {} pages, {} records applied, {} pages restored from the doublewrite area, in {:.2} s",
+            r.checkpoint_lsn,
+            r.redo_bytes as f64 / (1 << 20) as f64,
+            r.redo_groups,
+            r.pages_recovered,
+            r.records_applied,
+            r.doublewrite_restored,
+            r.elapsed.as_secs_f64()
+        ));
+    }
+    errlog::system(&format!(
+        "kiln storage: buffer pool {} MB in {} instance(s), flush method {method}{}, log at LSN {}",
+        config.pool.size_bytes >> 20,
+        config.pool.instances,
+        if direct {
+            " (buffered I/O where the file system refuses O_DIRECT)"
+        } else {
+            ""
+        },
+        r.end_lsn
+    ));
+    let weak = Arc::downgrade(&engine);
+    globals.observe(move |var, value| {
+        if var.name == "innodb_flush_log_at_trx_commit"
+            && let (Some(e), Some(mode)) = (weak.upgrade(), value.to_i64())
+        {
+            e.set_flush_log_at_trx_commit(mode as u8);
+        }
+    });
+    Ok(engine)
+}
+
+/// SHOW GLOBAL STATUS rows of the engine (MySQL's names).
+pub fn status(engine: &Engine) -> Vec<(String, String)> {
+    let pool = engine.pool();
+    let log = engine.log();
+    let st = &pool.stats;
+    let ls = &log.stats;
+    let relaxed = std::sync::atomic::Ordering::Relaxed;
+    vec![
+        (
+            "Innodb_buffer_pool_pages_dirty".into(),
+            pool.dirty_pages().to_string(),
+        ),
+        (
+            "Innodb_buffer_pool_pages_flushed".into(),
+            st.pages_flushed.get().to_string(),
+        ),
+        (
+            "Innodb_buffer_pool_pages_total".into(),
+            pool.frames().to_string(),
+        ),
+        (
+            "Innodb_buffer_pool_read_requests".into(),
+            st.read_requests.get().to_string(),
+        ),
+        (
+            "Innodb_buffer_pool_reads".into(),
+            st.reads.get().to_string(),
+        ),
+        (
+            "Innodb_buffer_pool_wait_free".into(),
+            st.wait_free.get().to_string(),
+        ),
+        (
+            "Innodb_log_writes".into(),
+            ls.writes.load(relaxed).to_string(),
+        ),
+        (
+            "Innodb_os_log_fsyncs".into(),
+            ls.fsyncs.load(relaxed).to_string(),
+        ),
+        (
+            "Innodb_os_log_written".into(),
+            ls.bytes.load(relaxed).to_string(),
+        ),
+        (
+            "Innodb_redo_log_checkpoint_lsn".into(),
+            log.checkpoint_lsn().to_string(),
+        ),
+        (
+            "Innodb_redo_log_current_lsn".into(),
+            log.current_lsn().to_string(),
+        ),
+        (
+            "Innodb_redo_log_flushed_to_disk_lsn".into(),
+            log.flushed_lsn().to_string(),
+        ),
+    ]
+}
+
+/// Clean shutdown: every dirty page written, checkpoint at the end of the log.
+pub fn shutdown(engine: &Engine) {
+    match engine.shutdown() {
+        Ok(()) => errlog::system(&format!(
+            "kiln storage: shutdown complete at LSN {}",
+            engine.log().current_lsn()
+        )),
+        Err(e) => errlog::error(&format!(
+            "kiln storage: shutdown failed ({e}); the next start will recover"
+        )),
+    }
+}
