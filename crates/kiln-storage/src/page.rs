@@ -95,7 +95,11 @@ pub struct PageBuf(pub [u8; PAGE_SIZE]);
 
 impl PageBuf {
     pub fn zeroed() -> Box<PageBuf> {
-        Box::new(PageBuf([0u8; PAGE_SIZE]))
+        // SAFETY: PageBuf is a plain byte array, for which all-zero bytes are a valid
+        // value. Allocating zeroed (calloc) instead of building the array and copying
+        // it lets the allocator hand out fresh zero pages without a memset: a 2 GiB
+        // buffer pool no longer costs seconds of clearing at startup.
+        unsafe { Box::<PageBuf>::new_zeroed().assume_init() }
     }
 }
 
@@ -207,6 +211,7 @@ mod tests {
     fn alignment_and_ids() {
         let b = PageBuf::zeroed();
         assert_eq!(b.0.as_ptr() as usize % 4096, 0);
+        assert!(b.0.iter().all(|x| *x == 0), "zeroed means zeroed");
         let id = PageId::new(0xdead, 0xbeef);
         assert_eq!(PageId::from_u64(id.as_u64()), id);
     }

@@ -3,11 +3,12 @@
 //! 1. `scan`: read every group from the checkpoint LSN to the end of the log (the
 //!    first group whose LSN or checksum does not match) and keep them in memory —
 //!    at most the ring's capacity.
-//! 2. `apply` per tablespace set: for each group in LSN order and each page it
-//!    touches, apply the group's records to the page if the page's LSN is below the
-//!    group's end LSN, then stamp it with the end LSN and mark it dirty. A page whose
-//!    first record since the checkpoint formats it (`InitPage`/`InitNode`) is not read
-//!    from disk at all: the log holds everything it became since.
+//! 2. `apply` per tablespace set: index the records by page, then take the pages in
+//!    (space, page number) order; read each once (or not at all when its first record
+//!    since the checkpoint formats it: the log holds everything it became since) and
+//!    apply its records group by group in LSN order, each group only if the page's
+//!    LSN is below the group's end LSN, stamping the page with that end LSN.
+//!    Dirty pages are written back in batches when half the pool is dirty.
 //!
 //! The engine runs `apply` twice: first for the system tablespace (it holds the
 //! directory of tablespace files), then for every other tablespace, after repairing
@@ -15,7 +16,7 @@
 //! LSN check, so replaying one tablespace before another is equivalent to replaying
 //! them interleaved.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io;
 use std::sync::Arc;
 
@@ -116,59 +117,83 @@ pub struct Applied {
     pub pages: usize,
 }
 
-/// Applies the records of the spaces `which` accepts. Files of those spaces must be
-/// attached to `pool`.
+/// Applies the records of the spaces `which` accepts, page by page: every page is
+/// read once and gets all its records in LSN order (per group: only if the page's
+/// LSN is below the group's end). Pages go in (space, page number) order, so reads
+/// sweep each file forward, and dirty pages are written back in batches whenever
+/// half the pool is dirty. Files of those spaces must be attached to `pool`.
 pub fn apply(
     pool: &Arc<BufferPool>,
     files: &HashMap<u32, Arc<dyn DataFile>>,
     scanned: &Scanned,
     which: &dyn Fn(u32) -> bool,
 ) -> Result<Applied, RecoveryError> {
-    let mut seen: HashSet<PageId> = HashSet::new();
-    let mut out = Applied::default();
-    for g in &scanned.groups {
-        let recs = decode(g)?;
-        // Pages of this group, in first-touch order, with their ops.
-        let mut pages: Vec<(PageId, Vec<&Op<'_>>)> = Vec::new();
-        for r in &recs {
-            if let Record::Page(id, op) = r
+    // Decode everything once; index (page → [(group, record)]) in log order.
+    let decoded: Vec<Vec<Record<'_>>> = scanned
+        .groups
+        .iter()
+        .map(decode)
+        .collect::<Result<_, _>>()?;
+    let mut by_page: HashMap<PageId, Vec<(u32, u32)>> = HashMap::new();
+    for (gi, recs) in decoded.iter().enumerate() {
+        for (ri, r) in recs.iter().enumerate() {
+            if let Record::Page(id, _) = r
                 && which(id.space)
             {
-                match pages.iter_mut().find(|(p, _)| p == id) {
-                    Some((_, ops)) => ops.push(op),
-                    None => pages.push((*id, vec![op])),
-                }
+                by_page.entry(*id).or_default().push((gi as u32, ri as u32));
             }
         }
-        for (id, ops) in pages {
-            let first_touch = seen.insert(id);
-            let formats = matches!(ops[0], Op::InitPage { .. } | Op::InitNode { .. });
-            let mut p: PageWrite = if first_touch && formats {
-                pool.fetch_new(id)?
-            } else {
-                if let Some(f) = files.get(&id.space) {
-                    let need = (id.page_no as u64 + 1) * PAGE_SIZE as u64;
-                    if f.len()? < need {
-                        f.set_len(need)?; // grown before the crash, growth not synced
-                    }
+    }
+    let mut pages: Vec<PageId> = by_page.keys().copied().collect();
+    pages.sort_unstable_by_key(|id| (id.space, id.page_no));
+    let mut out = Applied::default();
+    for id in pages {
+        let recs = &by_page[&id];
+        let op_of = |(gi, ri): (u32, u32)| match &decoded[gi as usize][ri as usize] {
+            Record::Page(_, op) => op,
+            Record::FileCreate { .. } => unreachable!("indexed page records only"),
+        };
+        // A page whose first record since the checkpoint formats it needs no read.
+        let formats = matches!(op_of(recs[0]), Op::InitPage { .. } | Op::InitNode { .. });
+        // The file may be shorter than the page: grown before the crash, growth not
+        // synced (also for a formatted page, so the tablespace opens afterwards).
+        if let Some(f) = files.get(&id.space) {
+            let need = (id.page_no as u64 + 1) * PAGE_SIZE as u64;
+            if f.len()? < need {
+                f.set_len(need)?;
+            }
+        }
+        let mut p: PageWrite = if formats {
+            pool.fetch_new(id)?
+        } else {
+            pool.fetch_write(id)?
+        };
+        out.pages += 1;
+        let mut i = 0;
+        while i < recs.len() {
+            let gi = recs[i].0;
+            let g = &scanned.groups[gi as usize];
+            let end = recs[i..]
+                .iter()
+                .position(|r| r.0 != gi)
+                .map_or(recs.len(), |n| i + n);
+            if page::page_lsn(&p) < g.end_lsn {
+                for &r in &recs[i..end] {
+                    let op = op_of(r);
+                    record::check(&p, op).map_err(|what| RecoveryError::BadRecord {
+                        lsn: g.start_lsn,
+                        what,
+                    })?;
+                    record::apply(&mut p, id, op);
+                    out.records += 1;
                 }
-                pool.fetch_write(id)?
-            };
-            if first_touch {
-                out.pages += 1;
+                p.mark_dirty(g.start_lsn, g.end_lsn);
             }
-            if page::page_lsn(&p) >= g.end_lsn {
-                continue; // the page on disk has this group already
-            }
-            for op in ops {
-                record::check(&p, op).map_err(|what| RecoveryError::BadRecord {
-                    lsn: g.start_lsn,
-                    what,
-                })?;
-                record::apply(&mut p, id, op);
-                out.records += 1;
-            }
-            p.mark_dirty(g.start_lsn, g.end_lsn);
+            i = end;
+        }
+        drop(p);
+        if pool.dirty_pages() * 2 > pool.frames() {
+            pool.flush_oldest(u64::MAX, pool.frames() / 2)?;
         }
     }
     Ok(out)

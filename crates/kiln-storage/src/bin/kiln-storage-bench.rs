@@ -98,6 +98,17 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
 
+    // A third argument `recovery` runs only the recovery benchmark (for profiling).
+    let only_recovery = args.get(3).is_some_and(|a| a == "recovery");
+    if !only_recovery {
+        run_all_but_recovery(&base);
+    }
+    bench_recovery(&base, redo_mb);
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+fn run_all_but_recovery(base: &Path) {
+    let base = base.to_path_buf();
     // Cached point lookups.
     let rows = 1_000_000u64;
     let (e, t, _) = fresh(&base, "lookup", cfg(1024, 256, true));
@@ -216,7 +227,9 @@ fn main() {
     );
     e.shutdown().unwrap();
     drop((t, e));
+}
 
+fn bench_recovery(base: &Path, redo_mb: u64) {
     // Recovery: write REDO_MB of redo with no page flushing, "crash", recover.
     let (e, t, dir) = fresh(&base, "recovery", cfg(2048, redo_mb * 2 + 64, false));
     let mut r = Rng(11);
@@ -247,5 +260,4 @@ fn main() {
         secs
     );
     drop(e);
-    let _ = std::fs::remove_dir_all(&base);
 }
