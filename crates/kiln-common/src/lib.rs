@@ -7,6 +7,7 @@
 
 pub mod counter;
 pub mod error;
+pub mod key;
 pub mod limits;
 pub mod time;
 
