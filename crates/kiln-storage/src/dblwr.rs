@@ -1,8 +1,17 @@
-//! The doublewrite areas: two runs of `BATCH_PAGES` pages at the start of the system
-//! tablespace — `AREA_NORMAL` (pages 1..=64) for normal operation and `AREA_RECOVERY`
-//! (pages 65..=128) for pages written while recovery runs, so that recovery's own
-//! writes never overwrite copies it has not restored yet (a crash during recovery
-//! then still finds them).
+//! The doublewrite areas: three runs of `BATCH_PAGES` pages at the start of the
+//! system tablespace.
+//!
+//! ```text
+//! pages   1..=64    AREA_NORMAL       normal operation
+//! pages  65..=128   AREA_REPLAY_SYS   recovery, while replaying the system tablespace
+//! pages 129..=192   AREA_REPLAY       recovery, while replaying the other tablespaces
+//! ```
+//!
+//! Recovery never writes into an area holding copies it has not restored yet, so a
+//! crash during recovery still finds them: the system-tablespace replay runs before
+//! the other tablespaces' files are known (their copies in `AREA_NORMAL` and
+//! `AREA_REPLAY` wait), so its writes go to `AREA_REPLAY_SYS`; every copy is restored
+//! before the second replay, whose writes go to `AREA_REPLAY`.
 //!
 //! A 16 KiB page write is not atomic on disk: a crash can leave a page half old and
 //! half new ("torn"), which its checksum detects but redo cannot repair (redo records
@@ -30,9 +39,10 @@ use crate::page::{self, OFF_PAGE_NO, OFF_SPACE_ID, PAGE_SIZE, PageBuf, PageId, g
 
 /// First page of each area in the system tablespace.
 pub const AREA_NORMAL: u32 = 1;
-pub const AREA_RECOVERY: u32 = AREA_NORMAL + BATCH_PAGES as u32;
+pub const AREA_REPLAY_SYS: u32 = AREA_NORMAL + BATCH_PAGES as u32;
+pub const AREA_REPLAY: u32 = AREA_REPLAY_SYS + BATCH_PAGES as u32;
 /// First page the system tablespace allocates from (after the areas).
-pub const SYS_FIRST_FREE: u32 = AREA_RECOVERY + BATCH_PAGES as u32;
+pub const SYS_FIRST_FREE: u32 = AREA_REPLAY + BATCH_PAGES as u32;
 
 /// The write hook installed in the buffer pool: WAL rule, then doublewrite.
 pub struct PageWriteHook {
@@ -40,7 +50,7 @@ pub struct PageWriteHook {
     /// None during recovery (the log being replayed is durable already).
     pub log: Option<Arc<Log>>,
     pub enabled: bool,
-    /// `AREA_NORMAL` or `AREA_RECOVERY`.
+    /// `AREA_NORMAL`, `AREA_REPLAY_SYS` or `AREA_REPLAY`.
     pub area: u32,
 }
 
@@ -76,7 +86,7 @@ pub struct Copy {
 /// earlier one leaves that one's tail behind, and a stale copy must never win.
 pub fn copies(sys_file: &dyn DataFile) -> io::Result<Vec<Copy>> {
     let mut out = Vec::new();
-    for i in 0..2 * BATCH_PAGES as u64 {
+    for i in 0..3 * BATCH_PAGES as u64 {
         let mut b = PageBuf::zeroed();
         let off = (AREA_NORMAL as u64 + i) * PAGE_SIZE as u64;
         if sys_file.len()? < off + PAGE_SIZE as u64 {

@@ -257,7 +257,7 @@ impl Engine {
             sys_file: sys_file.clone(),
             log: None,
             enabled: config.doublewrite,
-            area: dblwr::AREA_RECOVERY,
+            area: dblwr::AREA_REPLAY_SYS,
         }));
         let copies = dblwr::copies(&*sys_file)?;
         for c in copies.iter().filter(|c| c.id.space == 0) {
@@ -311,6 +311,13 @@ impl Engine {
             pool.attach_space(space, f.clone());
             files.insert(space, f);
         }
+        // Every copy is restored now: the second replay may write to its own area.
+        pool.set_write_hook(Arc::new(PageWriteHook {
+            sys_file: sys_file.clone(),
+            log: None,
+            enabled: config.doublewrite,
+            area: dblwr::AREA_REPLAY,
+        }));
         let a = recovery::apply(pool, &files, &scanned, &|s| s != 0)?;
         report.pages_recovered += a.pages;
         report.records_applied += a.records;

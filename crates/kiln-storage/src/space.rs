@@ -45,8 +45,9 @@ pub struct Space {
 
 impl Space {
     /// Formats a new, empty file as tablespace `id` with `first_free` pages reserved
-    /// (page 0 is the header; the system tablespace reserves more). The caller has
-    /// logged the file's creation in `mtr`.
+    /// (page 0 is the header; the system tablespace reserves more). The caller logs
+    /// the file's creation in the same `mtr` once this succeeded (nothing is changed
+    /// before the last step that can fail).
     pub fn create(
         mtr: &mut Mtr,
         id: u32,

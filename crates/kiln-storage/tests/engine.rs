@@ -300,7 +300,7 @@ fn corrupt_page_without_a_copy_is_refused_not_served() {
     vfs.corrupt(
         &Path::new(DIR).join("ibdata1"),
         PAGE_SIZE,
-        &vec![0u8; 128 * PAGE_SIZE],
+        &vec![0u8; 192 * PAGE_SIZE],
     );
     let e = open(&vfs, &cfg);
     let t = e.open_tree(&e.space(1).unwrap(), 1).unwrap().unwrap();

@@ -602,48 +602,64 @@ impl BTree {
         };
         // The header (for freeing) after the tree pages, before any change.
         self.space.reserve(&mut mtr, 0)?;
+        // Plan from the leaf up, reading only, so a corrupt parent is an error before
+        // anything changed: which pages go, and what their surviving ancestor loses.
+        enum Last {
+            RootBecomesEmptyLeaf(Slot),
+            DropLeftmost(Slot),
+            RemoveSlot(Slot, usize),
+        }
+        let mut doomed = Vec::new();
+        let mut idx = path.len() - 1;
+        let last = loop {
+            let child_no = mtr.id(path[idx]).page_no;
+            let parent = path[idx - 1];
+            doomed.push(path[idx]);
+            let pp = mtr.page(parent);
+            if node::leftmost(pp) == child_no {
+                if node::n_slots(pp) > 0 {
+                    break Last::DropLeftmost(parent);
+                }
+                if mtr.id(parent).page_no == self.root {
+                    break Last::RootBecomesEmptyLeaf(parent);
+                }
+                idx -= 1; // the parent loses its only child: it goes too
+                continue;
+            }
+            let n = node::n_slots(pp);
+            match (0..n).find(|&i| node::child(pp, i) == child_no) {
+                Some(pos) => break Last::RemoveSlot(parent, pos),
+                None => {
+                    return Err(TreeError::Corrupt(
+                        mtr.id(parent),
+                        "child missing from parent",
+                    ));
+                }
+            }
+        };
         if let Some(p) = prev_slot {
             mtr.write_u32(p, OFF_NEXT, next);
         }
         if let Some(n) = next_slot {
             mtr.write_u32(n, OFF_PREV, prev);
         }
-        let mut idx = path.len() - 1;
-        loop {
-            let child_no = mtr.id(path[idx]).page_no;
-            let parent = path[idx - 1];
-            self.space.free(&mut mtr, path[idx])?;
-            let pp = mtr.page(parent);
-            if node::leftmost(pp) == child_no {
-                if node::n_slots(pp) == 0 {
-                    if mtr.id(parent).page_no == self.root {
-                        mtr.apply(
-                            parent,
-                            Op::InitNode {
-                                index_id: self.index_id,
-                                level: 0,
-                            },
-                        );
-                        break;
-                    }
-                    idx -= 1; // the parent lost its only child: it goes too
-                    continue;
-                }
-                let first = node::child(pp, 0);
+        for d in doomed {
+            self.space.free(&mut mtr, d)?;
+        }
+        match last {
+            Last::RootBecomesEmptyLeaf(root) => mtr.apply(
+                root,
+                Op::InitNode {
+                    index_id: self.index_id,
+                    level: 0,
+                },
+            ),
+            Last::DropLeftmost(parent) => {
+                let first = node::child(mtr.page(parent), 0);
                 mtr.write_u32(parent, node::OFF_LEFTMOST, first);
                 mtr.apply(parent, Op::Remove { pos: 0 });
-            } else {
-                let n = node::n_slots(pp);
-                let pos =
-                    (0..n)
-                        .find(|&i| node::child(pp, i) == child_no)
-                        .ok_or(TreeError::Corrupt(
-                            mtr.id(parent),
-                            "child missing from parent",
-                        ))?;
-                mtr.apply(parent, Op::Remove { pos: pos as u16 });
             }
-            break;
+            Last::RemoveSlot(parent, pos) => mtr.apply(parent, Op::Remove { pos: pos as u16 }),
         }
         mtr.commit();
         Ok(())

@@ -75,11 +75,17 @@ impl Flusher {
             } else {
                 self.target.load(Ordering::Acquire)
             };
-            if let Err(e) = self.log.flush_to(to)
-                && !reported
-            {
-                tracing::error!("log flusher: {e}");
-                reported = true;
+            if let Err(e) = self.log.flush_to(to) {
+                if !reported {
+                    tracing::error!("log flusher: {e}");
+                    reported = true;
+                }
+                // The log has stopped: what was asked cannot become durable. Idle
+                // (no spinning) until stopped.
+                let mut g = self.wake.0.lock();
+                if !self.stop.load(Ordering::Acquire) {
+                    self.wake.1.wait_for(&mut g, Duration::from_secs(1));
+                }
             }
         }
     }
