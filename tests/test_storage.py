@@ -101,3 +101,17 @@ def test_damaged_redo_log_is_refused_with_a_clear_error(kiln_factory):
     s2.exit_code = 0  # expected failure: keep the teardown's exit-code check quiet
     text = s2.log_text() + s2.output_text()
     assert "redo log is corrupt" in text, text
+
+
+def test_native_aio_is_reported_and_can_be_switched_off(kiln_factory):
+    s = kiln_factory()
+    c = s.connect(ssl_disabled=True)
+    native = rows(c, "SELECT @@innodb_use_native_aio")[0][0]
+    log = s.log_text()
+    # io_uring when the kernel allows it; the variable tells the truth either way.
+    assert ("page I/O via io_uring" in log) == (native == 1), log
+    assert ("page I/O via pread/pwrite threads" in log) == (native == 0), log
+    off = kiln_factory(["--skip-innodb-use-native-aio", "--innodb-write-io-threads=2"])
+    c = off.connect(ssl_disabled=True)
+    assert rows(c, "SELECT @@innodb_use_native_aio, @@innodb_write_io_threads") == ((0, 2),)
+    assert "page I/O via pread/pwrite threads" in off.log_text()

@@ -22,6 +22,9 @@ pub fn open(datadir: &Path, globals: &Globals) -> Result<Arc<Engine>, String> {
             instances: u("innodb_buffer_pool_instances", 8) as usize,
             old_blocks_pct: u("innodb_old_blocks_pct", 37) as usize,
             old_blocks_time_ms: u("innodb_old_blocks_time", 1000),
+            native_aio: globals.bool("innodb_use_native_aio").unwrap_or(true),
+            io_threads: u("innodb_write_io_threads", 4).max(u("innodb_read_io_threads", 4))
+                as usize,
         },
         // The ring is a whole number of 4 KiB blocks.
         log_capacity: u("innodb_redo_log_capacity", 100 << 20) / 4096 * 4096,
@@ -56,15 +59,15 @@ pub fn open(datadir: &Path, globals: &Globals) -> Result<Arc<Engine>, String> {
             r.elapsed.as_secs_f64()
         ));
     }
+    let io = engine.pool().io();
+    if !io.is_native() {
+        globals.set_internal("innodb_use_native_aio", kiln_sql::value::Value::Int(0));
+    }
     errlog::system(&format!(
-        "kiln storage: buffer pool {} MB in {} instance(s), flush method {method}{}, log at LSN {}",
+        "kiln storage: buffer pool {} MB in {} instance(s), page I/O via {}, flush method {method}, log at LSN {}",
         config.pool.size_bytes >> 20,
         config.pool.instances,
-        if direct {
-            " (buffered I/O where the file system refuses O_DIRECT)"
-        } else {
-            ""
-        },
+        io.name(),
         r.end_lsn
     ));
     let weak = Arc::downgrade(&engine);

@@ -34,6 +34,7 @@ use std::sync::Arc;
 
 use crate::buf::{BATCH_PAGES, WriteHook};
 use crate::io::DataFile;
+use crate::io::batch::{BatchIo, WriteOp};
 use crate::log::Log;
 use crate::page::{self, OFF_PAGE_NO, OFF_SPACE_ID, PAGE_SIZE, PageBuf, PageId, get_u32};
 
@@ -52,6 +53,8 @@ pub struct PageWriteHook {
     pub enabled: bool,
     /// `AREA_NORMAL`, `AREA_REPLAY_SYS` or `AREA_REPLAY`.
     pub area: u32,
+    /// The pool's batched I/O: the whole batch goes to the area in one submission.
+    pub io: Arc<BatchIo>,
 }
 
 impl WriteHook for PageWriteHook {
@@ -67,11 +70,18 @@ impl WriteHook for PageWriteHook {
             return Ok(());
         }
         assert!(pages.len() <= BATCH_PAGES);
-        // One write per page: each `PageBuf` is aligned for O_DIRECT as it is.
-        for (i, p) in pages.iter().enumerate() {
-            self.sys_file
-                .write_at(&p.0, (self.area as u64 + i as u64) * PAGE_SIZE as u64)?;
-        }
+        // One write per page (each `PageBuf` is aligned for O_DIRECT as it is), all
+        // in flight together.
+        let ops: Vec<WriteOp<'_>> = pages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| WriteOp {
+                file: &self.sys_file,
+                offset: (self.area as u64 + i as u64) * PAGE_SIZE as u64,
+                buf: &p.0,
+            })
+            .collect();
+        self.io.write_all(&ops)?;
         self.sys_file.sync()
     }
 }

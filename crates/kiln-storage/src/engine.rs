@@ -176,6 +176,7 @@ impl Engine {
                 sys_file: sys_file.clone(),
                 log: Some(log.clone()),
                 enabled: config.doublewrite,
+                io: pool.io().clone(),
                 area: dblwr::AREA_NORMAL,
             }));
             let mut mtr = Mtr::new(&pool, &log);
@@ -257,6 +258,7 @@ impl Engine {
             sys_file: sys_file.clone(),
             log: None,
             enabled: config.doublewrite,
+            io: pool.io().clone(),
             area: dblwr::AREA_REPLAY_SYS,
         }));
         let copies = dblwr::copies(&*sys_file)?;
@@ -316,6 +318,7 @@ impl Engine {
             sys_file: sys_file.clone(),
             log: None,
             enabled: config.doublewrite,
+            io: pool.io().clone(),
             area: dblwr::AREA_REPLAY,
         }));
         let a = recovery::apply(pool, &files, &scanned, &|s| s != 0)?;
@@ -325,6 +328,7 @@ impl Engine {
             sys_file,
             log: Some(log.clone()),
             enabled: config.doublewrite,
+            io: pool.io().clone(),
             area: dblwr::AREA_NORMAL,
         }));
         // A creation the crash interrupted after its file record but before its

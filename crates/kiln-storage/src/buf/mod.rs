@@ -39,6 +39,7 @@ use parking_lot::lock_api::{ArcRwLockReadGuard, ArcRwLockWriteGuard};
 use parking_lot::{Mutex, RawRwLock, RwLock};
 
 use crate::io::DataFile;
+use crate::io::batch::{BatchIo, WriteOp};
 use crate::page::{self, PAGE_SIZE, PageBuf, PageId};
 use lru::Lru;
 
@@ -52,6 +53,10 @@ pub struct PoolConfig {
     pub old_blocks_pct: usize,
     /// innodb_old_blocks_time
     pub old_blocks_time_ms: u64,
+    /// innodb_use_native_aio: batched page I/O through io_uring when available.
+    pub native_aio: bool,
+    /// innodb_write_io_threads: parallel writers of the fallback.
+    pub io_threads: usize,
 }
 
 impl Default for PoolConfig {
@@ -61,6 +66,8 @@ impl Default for PoolConfig {
             instances: 8,
             old_blocks_pct: 37,
             old_blocks_time_ms: 1000,
+            native_aio: true,
+            io_threads: 4,
         }
     }
 }
@@ -138,6 +145,7 @@ pub const BATCH_PAGES: usize = 64;
 pub struct BufferPool {
     instances: Box<[Instance]>,
     hook: RwLock<Option<Arc<dyn WriteHook>>>,
+    io: Arc<BatchIo>,
     /// One batch writer at a time: the doublewrite area holds one batch.
     batch: Mutex<()>,
     spaces: RwLock<HashMap<u32, Arc<dyn DataFile>>>,
@@ -272,6 +280,7 @@ impl BufferPool {
         Arc::new(BufferPool {
             instances,
             hook: RwLock::new(None),
+            io: Arc::new(BatchIo::new(config.native_aio, config.io_threads)),
             batch: Mutex::new(()),
             spaces: RwLock::new(HashMap::new()),
             config,
@@ -296,6 +305,11 @@ impl BufferPool {
 
     fn now_ms(&self) -> u64 {
         self.started.elapsed().as_millis() as u64
+    }
+
+    /// The batched I/O engine (io_uring or threads), shared with the doublewrite.
+    pub fn io(&self) -> &Arc<BatchIo> {
+        &self.io
     }
 
     /// Installs the redo/doublewrite hook (once the log is open).
@@ -455,13 +469,28 @@ impl BufferPool {
             let refs: Vec<&PageBuf> = copies.iter().map(|c| &**c).collect();
             h.doublewrite(&refs).map_err(|e| BufError::Io(first, e))?;
         }
+        // All home writes of the batch in flight at once (io_uring or I/O threads).
+        let homes: Vec<Arc<dyn DataFile>> = latched
+            .iter()
+            .map(|l| self.file(l.2.space))
+            .collect::<Result<_, _>>()?;
+        let ops: Vec<WriteOp<'_>> = latched
+            .iter()
+            .zip(copies.iter())
+            .zip(homes.iter())
+            .map(|((l, c), file)| WriteOp {
+                file,
+                offset: l.2.page_no as u64 * PAGE_SIZE as u64,
+                buf: &c.0,
+            })
+            .collect();
+        self.io
+            .write_all(&ops)
+            .map_err(|e| BufError::Io(latched[0].2, e))?;
         let mut files: Vec<(u32, Arc<dyn DataFile>)> = Vec::new();
-        for ((_, _, id, _), c) in latched.iter().zip(copies.iter()) {
-            let file = self.file(id.space)?;
-            file.write_at(&c.0, id.page_no as u64 * PAGE_SIZE as u64)
-                .map_err(|e| BufError::Io(*id, e))?;
-            if !files.iter().any(|(s, _)| *s == id.space) {
-                files.push((id.space, file));
+        for (l, file) in latched.iter().zip(homes.iter()) {
+            if !files.iter().any(|(s, _)| *s == l.2.space) {
+                files.push((l.2.space, file.clone()));
             }
         }
         for (s, f) in &files {
@@ -717,6 +746,7 @@ mod tests {
             instances: 2,
             old_blocks_pct: 37,
             old_blocks_time_ms: 0,
+            ..PoolConfig::default()
         });
         let vfs = MemVfs::new();
         let f = vfs.open(Path::new("/s1"), true).unwrap();

@@ -7,6 +7,7 @@
 //! for and supported by the file system (tmpfs is not; kiln then falls back to buffered
 //! I/O and says so).
 
+pub mod batch;
 pub mod mem;
 pub mod os;
 
@@ -28,6 +29,10 @@ pub trait DataFile: Send + Sync {
         Ok(self.len()? == 0)
     }
     fn set_len(&self, len: u64) -> io::Result<()>;
+    /// The OS descriptor, for io_uring (None: not an OS file).
+    fn raw_fd(&self) -> Option<std::os::fd::RawFd> {
+        None
+    }
 }
 
 /// A file system.

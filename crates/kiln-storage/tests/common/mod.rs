@@ -20,6 +20,7 @@ pub fn config(pool_pages: usize, log_bytes: u64, cleaner: bool) -> EngineConfig 
             instances: 4,
             old_blocks_pct: 37,
             old_blocks_time_ms: 0,
+            ..PoolConfig::default()
         },
         log_capacity: log_bytes,
         doublewrite: true,
