@@ -162,27 +162,10 @@ impl BatchIo {
                 },
             );
         }
-        let threads = self.threads();
-        let n = ops.len().div_ceil(threads.max(1)).max(1);
-        std::thread::scope(|s| {
-            let handles: Vec<_> = ops
-                .chunks_mut(n)
-                .map(|chunk| {
-                    s.spawn(move || {
-                        chunk
-                            .iter_mut()
-                            .try_for_each(|o| o.file.read_at(o.buf, o.offset))
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(io::Error::other("I/O thread panicked")))
-                })
-                .collect::<io::Result<Vec<()>>>()
-                .map(|_| ())
+        let n = ops.len().div_ceil(self.threads()).max(1);
+        run_chunks(ops.chunks_mut(n), |c| {
+            c.iter_mut()
+                .try_for_each(|o| o.file.read_at(o.buf, o.offset))
         })
     }
 }
@@ -195,13 +178,19 @@ fn threaded<T: Sync>(
     if ops.len() <= 1 || threads <= 1 {
         return ops.iter().try_for_each(&f);
     }
-    let n = ops.len().div_ceil(threads);
+    run_chunks(ops.chunks(ops.len().div_ceil(threads)), |c| {
+        c.iter().try_for_each(&f)
+    })
+}
+
+/// Runs `f` on every chunk, one scoped thread per chunk; the first error wins.
+fn run_chunks<C: Send>(
+    chunks: impl Iterator<Item = C>,
+    f: impl Fn(C) -> io::Result<()> + Sync,
+) -> io::Result<()> {
     std::thread::scope(|s| {
         let f = &f;
-        let handles: Vec<_> = ops
-            .chunks(n)
-            .map(|chunk| s.spawn(move || chunk.iter().try_for_each(f)))
-            .collect();
+        let handles: Vec<_> = chunks.map(|c| s.spawn(move || f(c))).collect();
         handles
             .into_iter()
             .map(|h| {
