@@ -25,6 +25,7 @@ pub fn open(datadir: &Path, globals: &Globals) -> Result<Arc<Engine>, String> {
             native_aio: globals.bool("innodb_use_native_aio").unwrap_or(true),
             io_threads: u("innodb_write_io_threads", 4).max(u("innodb_read_io_threads", 4))
                 as usize,
+            read_ahead: u("innodb_read_ahead_threshold", 56) > 0,
         },
         // The ring is a whole number of 4 KiB blocks.
         log_capacity: u("innodb_redo_log_capacity", 100 << 20) / 4096 * 4096,
@@ -100,6 +101,10 @@ pub fn status(engine: &Engine) -> Vec<(String, String)> {
         (
             "Innodb_buffer_pool_pages_total".into(),
             pool.frames().to_string(),
+        ),
+        (
+            "Innodb_buffer_pool_read_ahead".into(),
+            st.read_ahead.get().to_string(),
         ),
         (
             "Innodb_buffer_pool_read_requests".into(),

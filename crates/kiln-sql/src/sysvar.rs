@@ -254,6 +254,7 @@ pub static VARS: &[SysVar] = &[
     v("innodb_old_blocks_pct", Global, u(5, 95), "37", READ_ONLY, "Percent of the LRU list kept for the old (probation) sublist"),
     v("innodb_old_blocks_time", Global, u(0, u32::MAX as u64), "1000", READ_ONLY, "Milliseconds a page stays old before a second access makes it young"),
     v("innodb_page_size", Global, u(16384, 16384), "16384", READ_ONLY, "Page size of tablespaces"),
+    v("innodb_read_ahead_threshold", Global, u(0, 64), "56", READ_ONLY, "0 turns linear read-ahead off (kiln starts it after 8 consecutive page misses)"),
     v("innodb_read_io_threads", Global, u(1, 64), "4", READ_ONLY, "Threads reading pages when io_uring is not used"),
     v("innodb_redo_log_capacity", Global, u(8388608, 137438953472), "104857600", READ_ONLY, "Bytes of redo log ring"),
     v("innodb_strict_mode", Both, Bool, "ON", 0, "Errors instead of warnings for invalid table options"),

@@ -39,11 +39,16 @@ use parking_lot::lock_api::{ArcRwLockReadGuard, ArcRwLockWriteGuard};
 use parking_lot::{Mutex, RawRwLock, RwLock};
 
 use crate::io::DataFile;
-use crate::io::batch::{BatchIo, WriteOp};
+use crate::io::batch::{BatchIo, ReadOp, WriteOp};
 use crate::page::{self, PAGE_SIZE, PageBuf, PageId};
 use lru::Lru;
 
 const NO_PAGE: u64 = u64::MAX;
+/// Consecutive misses that start linear read-ahead, and how far it reads.
+const READ_AHEAD_RUN: u32 = 8;
+const READ_AHEAD_PAGES: u32 = 64;
+
+type FrameWrite = ArcRwLockWriteGuard<RawRwLock, Box<PageBuf>>;
 
 #[derive(Debug, Clone)]
 pub struct PoolConfig {
@@ -57,6 +62,8 @@ pub struct PoolConfig {
     pub native_aio: bool,
     /// innodb_write_io_threads: parallel writers of the fallback.
     pub io_threads: usize,
+    /// Linear read-ahead for scans (innodb_read_ahead_threshold > 0).
+    pub read_ahead: bool,
 }
 
 impl Default for PoolConfig {
@@ -68,6 +75,7 @@ impl Default for PoolConfig {
             old_blocks_time_ms: 1000,
             native_aio: true,
             io_threads: 4,
+            read_ahead: true,
         }
     }
 }
@@ -103,6 +111,8 @@ pub struct PoolStats {
     pub reads: ShardedCounter,
     pub pages_flushed: ShardedCounter,
     pub wait_free: ShardedCounter,
+    /// Innodb_buffer_pool_read_ahead: pages read by linear read-ahead.
+    pub read_ahead: ShardedCounter,
 }
 
 struct Frame {
@@ -146,6 +156,10 @@ pub struct BufferPool {
     instances: Box<[Instance]>,
     hook: RwLock<Option<Arc<dyn WriteHook>>>,
     io: Arc<BatchIo>,
+    /// Requests to the read-ahead thread (None: read-ahead off).
+    read_ahead: Option<Mutex<std::sync::mpsc::Sender<(u32, u32, u32)>>>,
+    /// Per tablespace: (last missed page, consecutive run, next page that triggers).
+    read_ahead_state: Mutex<HashMap<u32, (u32, u32, u32)>>,
     /// One batch writer at a time: the doublewrite area holds one batch.
     batch: Mutex<()>,
     spaces: RwLock<HashMap<u32, Arc<dyn DataFile>>>,
@@ -277,16 +291,36 @@ impl BufferPool {
                 flush_list: Mutex::new(BTreeSet::new()),
             })
             .collect();
-        Arc::new(BufferPool {
+        let (tx, rx) = std::sync::mpsc::channel::<(u32, u32, u32)>();
+        let pool = Arc::new(BufferPool {
             instances,
             hook: RwLock::new(None),
             io: Arc::new(BatchIo::new(config.native_aio, config.io_threads)),
+            read_ahead: config.read_ahead.then(|| Mutex::new(tx)),
+            read_ahead_state: Mutex::new(HashMap::new()),
             batch: Mutex::new(()),
             spaces: RwLock::new(HashMap::new()),
             config,
             started: Instant::now(),
             stats: PoolStats::default(),
-        })
+        });
+        if pool.config.read_ahead {
+            // The read-ahead thread: ends when the pool (holding the sender) is gone.
+            let weak = Arc::downgrade(&pool);
+            let spawned = std::thread::Builder::new()
+                .name("kiln-read-ahead".into())
+                .spawn(move || {
+                    while let Ok((space, first, count)) = rx.recv() {
+                        let Some(pool) = weak.upgrade() else { return };
+                        // Best effort: a failed read-ahead is retried by the real read.
+                        let _ = pool.prefetch(space, first, count);
+                    }
+                });
+            if let Err(e) = spawned {
+                tracing::warn!("read-ahead disabled: cannot start its thread: {e}");
+            }
+        }
+        pool
     }
 
     pub fn frames(&self) -> usize {
@@ -365,24 +399,9 @@ impl BufferPool {
                 return Ok(pin);
             }
             // Miss: get a frame nobody else can reach.
-            let f = self.take_free_frame(inst_no)?;
-            let frame = &inst.frames[f as usize];
-            let mut w = frame.latch.write_arc();
-            frame.id.store(key, Ordering::Release);
-            frame.pin.store(1, Ordering::Release);
-            {
-                let mut h = inst.hash.write();
-                if h.contains_key(&key) {
-                    // Someone read it in first: give our frame back and use theirs.
-                    frame.id.store(NO_PAGE, Ordering::Release);
-                    frame.pin.store(0, Ordering::Release);
-                    drop(h);
-                    drop(w);
-                    inst.lists.lock().free.push(f);
-                    continue;
-                }
-                h.insert(key, f);
-            }
+            let Some((f, mut w)) = self.claim(inst_no, key)? else {
+                continue; // someone read it in first: use theirs
+            };
             let pin = Pin {
                 pool: self.clone(),
                 inst: inst_no,
@@ -395,24 +414,150 @@ impl BufferPool {
                 self.read_page(id, &mut w.0)
             };
             if let Err(e) = res {
-                // Unmap; waiters see no page and retry; the last unpin frees the frame.
-                {
-                    let mut h = inst.hash.write();
-                    h.remove(&key);
-                    frame.id.store(NO_PAGE, Ordering::Release);
-                    frame.orphaned.store(true, Ordering::Release);
-                }
+                self.abandon(inst, f, key);
                 drop(w);
                 drop(pin);
                 return Err(e);
             }
-            frame
-                .first_access_ms
-                .store(self.now_ms(), Ordering::Relaxed);
-            inst.lists.lock().lru.insert_old(f);
+            self.admit(inst, f);
             drop(w);
+            if !fresh {
+                self.note_miss(id);
+            }
             return Ok(pin);
         }
+    }
+
+    /// Takes a frame for page `key` and maps it, X-latched and pinned once: the
+    /// caller fills it, then `admit`s or `abandon`s it. None: already mapped.
+    fn claim(&self, inst_no: u32, key: u64) -> Result<Option<(u32, FrameWrite)>, BufError> {
+        let inst = &self.instances[inst_no as usize];
+        let f = self.take_free_frame(inst_no)?;
+        let frame = &inst.frames[f as usize];
+        let w = frame.latch.write_arc();
+        frame.id.store(key, Ordering::Release);
+        frame.pin.store(1, Ordering::Release);
+        let mut h = inst.hash.write();
+        if h.contains_key(&key) {
+            frame.id.store(NO_PAGE, Ordering::Release);
+            frame.pin.store(0, Ordering::Release);
+            drop(h);
+            drop(w);
+            inst.lists.lock().free.push(f);
+            return Ok(None);
+        }
+        h.insert(key, f);
+        Ok(Some((f, w)))
+    }
+
+    /// A claimed frame whose read failed: unmapped; waiters see no page and retry; the
+    /// last unpin returns the frame to the free list.
+    fn abandon(&self, inst: &Instance, f: u32, key: u64) {
+        let frame = &inst.frames[f as usize];
+        let mut h = inst.hash.write();
+        h.remove(&key);
+        frame.id.store(NO_PAGE, Ordering::Release);
+        frame.orphaned.store(true, Ordering::Release);
+    }
+
+    /// A claimed frame now holding its page: onto the LRU's old sublist.
+    fn admit(&self, inst: &Instance, f: u32) {
+        inst.frames[f as usize]
+            .first_access_ms
+            .store(self.now_ms(), Ordering::Relaxed);
+        inst.lists.lock().lru.insert_old(f);
+    }
+
+    /// Linear read-ahead: after `READ_AHEAD_RUN` misses on consecutive pages of one
+    /// tablespace, the next `READ_AHEAD_PAGES` are requested from the read-ahead
+    /// thread (the scan does not wait for them).
+    fn note_miss(&self, id: PageId) {
+        let Some(tx) = &self.read_ahead else { return };
+        let mut d = self.read_ahead_state.lock();
+        let e = d.entry(id.space).or_insert((u32::MAX - 1, 0, 0));
+        e.1 = if id.page_no == e.0.wrapping_add(1) {
+            e.1 + 1
+        } else {
+            1
+        };
+        e.0 = id.page_no;
+        if e.1 >= READ_AHEAD_RUN && id.page_no >= e.2 {
+            let first = id.page_no + 1;
+            e.2 = first + READ_AHEAD_PAGES / 2; // ask again half-way through
+            let _ = tx.lock().send((id.space, first, READ_AHEAD_PAGES));
+        }
+        if d.len() > 1024 {
+            d.clear(); // bounded: spaces come and go
+        }
+    }
+
+    /// Reads pages [first, first + count) of `space` that are not in the pool, all in
+    /// one batch (io_uring or I/O threads), without waiting for a frame or a latch:
+    /// pages that cannot be had at once are skipped. Returns how many were read.
+    pub fn prefetch(
+        self: &Arc<Self>,
+        space: u32,
+        first: u32,
+        count: u32,
+    ) -> Result<usize, BufError> {
+        let file = self.file(space)?;
+        let pages_in_file = (file
+            .len()
+            .map_err(|e| BufError::Io(PageId::new(space, first), e))?
+            / PAGE_SIZE as u64) as u32;
+        let end = first.saturating_add(count).min(pages_in_file);
+        let mut claimed: Vec<(PageId, u32, Pin, FrameWrite)> = Vec::new();
+        for page_no in first..end {
+            let id = PageId::new(space, page_no);
+            let inst_no = self.instance_of(id);
+            let inst = &self.instances[inst_no as usize];
+            if inst.hash.read().contains_key(&id.as_u64()) {
+                continue;
+            }
+            match self.claim(inst_no, id.as_u64()) {
+                Ok(Some((f, w))) => claimed.push((
+                    id,
+                    inst_no,
+                    Pin {
+                        pool: self.clone(),
+                        inst: inst_no,
+                        frame: f,
+                    },
+                    w,
+                )),
+                Ok(None) => {}
+                Err(_) => break, // no free frame right now: read what we have
+            }
+        }
+        if claimed.is_empty() {
+            return Ok(0);
+        }
+        let mut ops: Vec<ReadOp<'_>> = claimed
+            .iter_mut()
+            .map(|(id, _, _, w)| ReadOp {
+                file: &file,
+                offset: id.page_no as u64 * PAGE_SIZE as u64,
+                buf: &mut w.0,
+            })
+            .collect();
+        let res = self.io.read_all(&mut ops);
+        drop(ops);
+        let mut read = 0;
+        for (id, inst_no, pin, w) in claimed {
+            let inst = &self.instances[inst_no as usize];
+            if res.is_ok() && page::verify(&w.0, id).is_ok() {
+                self.admit(inst, pin.frame);
+                read += 1;
+            } else {
+                self.abandon(inst, pin.frame, id.as_u64());
+            }
+            drop(w);
+            drop(pin);
+        }
+        self.stats.reads.add(read as u64);
+        self.stats.read_ahead.add(read as u64);
+        res.map(|_| read)
+            .map_err(|e| BufError::Io(PageId::new(space, first), e))
     }
 
     /// A hit: an old page touched again after old_blocks_time becomes young.
