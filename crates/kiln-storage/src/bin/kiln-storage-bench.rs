@@ -58,6 +58,19 @@ fn report(what: &str, n: u64, secs: f64) {
     );
 }
 
+/// Rows in the whole tree and the seconds the scan took.
+fn full_scan(t: &BTree) -> (u64, f64) {
+    let t0 = Instant::now();
+    let n = t
+        .range(
+            std::ops::Bound::Unbounded,
+            std::ops::Bound::Unbounded,
+            false,
+        )
+        .count() as u64;
+    (n, t0.elapsed().as_secs_f64())
+}
+
 fn load(t: &BTree, rows: u64) {
     for i in 0..rows {
         t.insert(&i.to_be_bytes(), &[7u8; 100]).unwrap();
@@ -130,16 +143,9 @@ fn run_all_but_recovery(base: &Path) {
         2 * n,
         lookups(&t, rows, 2, n),
     );
-    let t0 = Instant::now();
-    let scanned = t
-        .range(
-            std::ops::Bound::Unbounded,
-            std::ops::Bound::Unbounded,
-            false,
-        )
-        .count() as u64;
+    let (scanned, secs) = full_scan(&t);
     assert_eq!(scanned, rows);
-    report("full scan (rows)", scanned, t0.elapsed().as_secs_f64());
+    report("full scan (rows)", scanned, secs);
     e.shutdown().unwrap();
     drop((t, e));
 
@@ -235,18 +241,11 @@ fn run_all_but_recovery(base: &Path) {
     )
     .unwrap();
     let t = e.open_tree(&e.space(1).unwrap(), 1).unwrap().unwrap();
-    let t0 = Instant::now();
-    let scanned = t
-        .range(
-            std::ops::Bound::Unbounded,
-            std::ops::Bound::Unbounded,
-            false,
-        )
-        .count() as u64;
+    let (scanned, secs) = full_scan(&t);
     report(
         &format!("full scan, cold, pool {pool_mb} MB for {data_mb} MB (rows)"),
         scanned,
-        t0.elapsed().as_secs_f64(),
+        secs,
     );
     let st = &e.pool().stats;
     println!(
