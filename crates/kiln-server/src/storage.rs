@@ -34,6 +34,7 @@ pub fn open(datadir: &Path, globals: &Globals) -> Result<Arc<Engine>, String> {
         io_capacity: u("innodb_io_capacity", 200) as usize,
         page_cleaner: true,
         flush_log_at_trx_commit: u("innodb_flush_log_at_trx_commit", 1) as u8,
+        progress: Some(errlog::system),
     };
     let method = globals
         .string("innodb_flush_method")

@@ -56,6 +56,8 @@ pub struct EngineConfig {
     /// innodb_flush_log_at_trx_commit: 1 fsync at commit, 2 write at commit and fsync
     /// once a second, 0 write and fsync once a second. Changeable at run time.
     pub flush_log_at_trx_commit: u8,
+    /// Where startup reports recovery progress (the server's error log).
+    pub progress: Option<fn(&str)>,
 }
 
 impl Default for EngineConfig {
@@ -68,6 +70,7 @@ impl Default for EngineConfig {
             io_capacity: 200,
             page_cleaner: true,
             flush_log_at_trx_commit: 1,
+            progress: None,
         }
     }
 }
@@ -245,6 +248,17 @@ impl Engine {
         log_file.sync()?;
         report.redo_groups = scanned.groups.len();
         report.redo_bytes = scanned.bytes();
+        if let Some(say) = config.progress
+            && !scanned.groups.is_empty()
+        {
+            say(&format!(
+                "kiln storage: starting crash recovery from checkpoint LSN {}: {:.1} MB of redo in {} mini-transactions to {}",
+                ckpt.lsn,
+                report.redo_bytes as f64 / (1 << 20) as f64,
+                report.redo_groups,
+                scanned.end_lsn
+            ));
+        }
         let sys_path = dir.join(SYS_FILE);
         if !vfs.exists(&sys_path) {
             return Err(StorageError::Invalid(format!(
@@ -267,7 +281,7 @@ impl Engine {
         }
         pool.attach_space(0, sys_file.clone());
         let mut files: HashMap<u32, Arc<dyn DataFile>> = HashMap::from([(0, sys_file.clone())]);
-        let a = recovery::apply(pool, &files, &scanned, &|s| s == 0)?;
+        let a = recovery::apply(pool, &files, &scanned, &|s| s == 0, config.progress)?;
         report.pages_recovered += a.pages;
         report.records_applied += a.records;
 
@@ -321,7 +335,7 @@ impl Engine {
             io: pool.io().clone(),
             area: dblwr::AREA_REPLAY,
         }));
-        let a = recovery::apply(pool, &files, &scanned, &|s| s != 0)?;
+        let a = recovery::apply(pool, &files, &scanned, &|s| s != 0, config.progress)?;
         report.pages_recovered += a.pages;
         report.records_applied += a.records;
         pool.set_write_hook(Arc::new(PageWriteHook {

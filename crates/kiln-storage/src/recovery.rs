@@ -127,6 +127,7 @@ pub fn apply(
     files: &HashMap<u32, Arc<dyn DataFile>>,
     scanned: &Scanned,
     which: &dyn Fn(u32) -> bool,
+    progress: Option<fn(&str)>,
 ) -> Result<Applied, RecoveryError> {
     // Decode everything once; index (page → [(group, record)]) in log order.
     let decoded: Vec<Vec<Record<'_>>> = scanned
@@ -147,7 +148,22 @@ pub fn apply(
     let mut pages: Vec<PageId> = by_page.keys().copied().collect();
     pages.sort_unstable_by_key(|id| (id.space, id.page_no));
     let mut out = Applied::default();
-    for id in pages {
+    let total = pages.len();
+    let t0 = std::time::Instant::now();
+    let mut last_report = t0;
+    for (done, id) in pages.into_iter().enumerate() {
+        // Progress every 10 s of a long recovery: pages done, records applied.
+        if let Some(report) = progress
+            && last_report.elapsed() >= std::time::Duration::from_secs(10)
+        {
+            last_report = std::time::Instant::now();
+            report(&format!(
+                "kiln storage: recovery applying redo: {done} of {total} pages ({}%), {} records, {:.0} s",
+                done * 100 / total.max(1),
+                out.records,
+                t0.elapsed().as_secs_f64()
+            ));
+        }
         let recs = &by_page[&id];
         let op_of = |(gi, ri): (u32, u32)| match &decoded[gi as usize][ri as usize] {
             Record::Page(_, op) => op,

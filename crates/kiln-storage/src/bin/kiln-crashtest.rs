@@ -67,6 +67,7 @@ fn config() -> EngineConfig {
         io_capacity: 400,
         page_cleaner: true,
         flush_log_at_trx_commit: 1,
+        progress: None,
     }
 }
 

@@ -28,6 +28,7 @@ pub fn config(pool_pages: usize, log_bytes: u64, cleaner: bool) -> EngineConfig 
         io_capacity: 200,
         page_cleaner: cleaner,
         flush_log_at_trx_commit: 1,
+        progress: None,
     }
 }
 
