@@ -113,6 +113,18 @@ fn main() {
 
     // A third argument `recovery` runs only the recovery benchmark (for profiling).
     let only_recovery = args.get(3).is_some_and(|a| a == "recovery");
+    if args.get(3).is_some_and(|a| a == "lookup") {
+        // Profiling aid: only the cached point lookups, for longer.
+        let (e, t, _) = fresh(&base, "lookup", cfg(1024, 256, true));
+        load(&t, 1_000_000);
+        report(
+            "point lookup, cached, 1 thread",
+            5_000_000,
+            lookups(&t, 1_000_000, 1, 5_000_000),
+        );
+        e.shutdown().unwrap();
+        return;
+    }
     if !only_recovery {
         run_all_but_recovery(&base);
     }

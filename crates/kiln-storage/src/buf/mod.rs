@@ -50,6 +50,35 @@ const READ_AHEAD_PAGES: u32 = 64;
 
 type FrameWrite = ArcRwLockWriteGuard<RawRwLock, Box<PageBuf>>;
 
+/// Hasher for the page hash: keys are page ids, not attacker-chosen strings, so a
+/// multiply-xorshift is enough (SipHash was a sixth of a cached lookup).
+#[derive(Clone, Copy, Default)]
+struct PageIdHash;
+
+impl std::hash::BuildHasher for PageIdHash {
+    type Hasher = PageIdHasher;
+    fn build_hasher(&self) -> PageIdHasher {
+        PageIdHasher(0)
+    }
+}
+
+struct PageIdHasher(u64);
+
+impl std::hash::Hasher for PageIdHasher {
+    fn finish(&self) -> u64 {
+        let h = self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^ (h >> 29)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8 | *b as u64).rotate_left(5);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct PoolConfig {
     pub size_bytes: usize,
@@ -124,6 +153,10 @@ struct Frame {
     oldest_lsn: AtomicU64,
     /// Milliseconds since pool start of the first access after read-in.
     first_access_ms: AtomicU64,
+    /// The instance's eviction count when the frame was last made young (u64::MAX:
+    /// not young). A hit on a frame made young fewer than a quarter-pool of evictions
+    /// ago touches nothing shared — no clock, no list mutex (InnoDB's trick too).
+    young_stamp: AtomicU64,
     /// Set when a read failed: the last unpinner returns the frame to the free list.
     orphaned: AtomicBool,
 }
@@ -135,9 +168,11 @@ struct Lists {
 
 struct Instance {
     frames: Box<[Frame]>,
-    hash: RwLock<HashMap<u64, u32>>,
+    hash: RwLock<HashMap<u64, u32, PageIdHash>>,
     lists: Mutex<Lists>,
     flush_list: Mutex<BTreeSet<(u64, u32)>>,
+    /// Frames evicted so far (the clock `young_stamp` is measured in).
+    evictions: AtomicU64,
 }
 
 /// What must happen before a page image reaches its file.
@@ -280,15 +315,17 @@ impl BufferPool {
                         dirty: AtomicBool::new(false),
                         oldest_lsn: AtomicU64::new(0),
                         first_access_ms: AtomicU64::new(0),
+                        young_stamp: AtomicU64::new(u64::MAX),
                         orphaned: AtomicBool::new(false),
                     })
                     .collect(),
-                hash: RwLock::new(HashMap::with_capacity(per)),
+                hash: RwLock::new(HashMap::with_capacity_and_hasher(per, PageIdHash)),
                 lists: Mutex::new(Lists {
                     free: (0..per as u32).rev().collect(),
                     lru: Lru::new(per, config.old_blocks_pct),
                 }),
                 flush_list: Mutex::new(BTreeSet::new()),
+                evictions: AtomicU64::new(0),
             })
             .collect();
         let (tx, rx) = std::sync::mpsc::channel::<(u32, u32, u32)>();
@@ -463,6 +500,9 @@ impl BufferPool {
     /// A claimed frame now holding its page: onto the LRU's old sublist.
     fn admit(&self, inst: &Instance, f: u32) {
         inst.frames[f as usize]
+            .young_stamp
+            .store(u64::MAX, Ordering::Relaxed);
+        inst.frames[f as usize]
             .first_access_ms
             .store(self.now_ms(), Ordering::Relaxed);
         inst.lists.lock().lru.insert_old(f);
@@ -563,6 +603,13 @@ impl BufferPool {
     /// A hit: an old page touched again after old_blocks_time becomes young.
     fn touch(&self, inst: &Instance, f: u32) {
         let frame = &inst.frames[f as usize];
+        let stamp = frame.young_stamp.load(Ordering::Relaxed);
+        if stamp != u64::MAX
+            && inst.evictions.load(Ordering::Relaxed).saturating_sub(stamp)
+                < (inst.frames.len() / 4) as u64
+        {
+            return; // young, and not long ago: still near the head of the LRU
+        }
         let first = frame.first_access_ms.load(Ordering::Relaxed);
         if self.now_ms().saturating_sub(first) < self.config.old_blocks_time_ms {
             return;
@@ -570,6 +617,11 @@ impl BufferPool {
         let mut l = inst.lists.lock();
         if l.lru.contains(f) && l.lru.is_old(f) {
             l.lru.make_young(f);
+        }
+        if l.lru.contains(f) && !l.lru.is_old(f) {
+            frame
+                .young_stamp
+                .store(inst.evictions.load(Ordering::Relaxed), Ordering::Relaxed);
         }
     }
 
@@ -697,6 +749,8 @@ impl BufferPool {
                 }
                 h.remove(&key);
                 frame.id.store(NO_PAGE, Ordering::Release);
+                frame.young_stamp.store(u64::MAX, Ordering::Relaxed);
+                inst.evictions.fetch_add(1, Ordering::Relaxed);
                 drop(h);
                 let mut l = inst.lists.lock();
                 if l.lru.contains(f) {

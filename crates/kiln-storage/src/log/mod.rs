@@ -67,7 +67,7 @@ const HEADER_BLOCK: u64 = 4096;
 const CKPT_OFF: [u64; 2] = [4096, 8192];
 const RING_OFF: u64 = 12288;
 const MAGIC: &[u8; 8] = b"KILNREDO";
-const FORMAT: u32 = 3; // 3: three doublewrite areas in ibdata1 (directory root at page 193)
+const FORMAT: u32 = 4; // 4: 10-byte B+tree slots (offset + 8-byte key prefix); 3: three doublewrite areas
 const CKPT_MAGIC: u32 = 0x4b43_4b50;
 const CKPT_LEN: usize = 36;
 /// Smallest ring (tests use small ones to exercise wrapping).
