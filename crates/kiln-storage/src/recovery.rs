@@ -20,11 +20,12 @@ use std::collections::HashMap;
 use std::io;
 use std::sync::Arc;
 
+use crate::btree::node;
 use crate::buf::{BufError, BufferPool, PageWrite};
 use crate::io::DataFile;
 use crate::log::record::{self, Op, Record};
 use crate::log::{Checkpoint, Group, Scanner};
-use crate::page::{self, PAGE_SIZE, PageId};
+use crate::page::{self, PAGE_SIZE, PageId, PageType};
 
 #[derive(Debug)]
 pub enum RecoveryError {
@@ -185,6 +186,14 @@ pub fn apply(
             pool.fetch_write(id)?
         };
         out.pages += 1;
+        // A node page read from disk passed its checksum; make sure its structure is
+        // sound before node ops run on it (they assume it).
+        if !formats && page::page_type(&p) == Some(PageType::Index) {
+            node::validate(&p).map_err(|what| RecoveryError::BadRecord {
+                lsn: scanned.groups[recs[0].0 as usize].start_lsn,
+                what,
+            })?;
+        }
         let mut i = 0;
         while i < recs.len() {
             let gi = recs[i].0;

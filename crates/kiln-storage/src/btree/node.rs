@@ -347,8 +347,64 @@ pub fn split_point(p: &[u8]) -> usize {
     n / 2
 }
 
+/// Checks, without panicking, that the node's structure is usable: the slot array
+/// and every record lie inside the page, records do not overlap, and the heap
+/// accounting adds up. (Key order is `check`'s business: an unordered page cannot
+/// make the node functions go out of bounds.) Recovery runs this on every node page it
+/// reads from disk before applying redo to it.
+pub fn validate(p: &[u8]) -> Result<(), &'static str> {
+    if p.len() != PAGE_SIZE {
+        return Err("not a page");
+    }
+    let n = n_slots(p);
+    let top = heap_top(p);
+    if top > PAGE_SIZE || SLOTS_START + SLOT * n > top {
+        return Err("slot array overlaps the heap");
+    }
+    let header = if is_leaf(p) {
+        LEAF_HEADER
+    } else {
+        INTERNAL_HEADER
+    };
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(n);
+    for i in 0..n {
+        let off = slot(p, i);
+        if off < top || off + header > PAGE_SIZE {
+            return Err("record outside the heap");
+        }
+        let key_len = get_u16(p, off) as usize;
+        let len = if is_leaf(p) {
+            let stored = get_u32(p, off + 3) as usize;
+            if p[off + 2] & FLAG_OVERFLOW != 0 && stored != OVERFLOW_REF_LEN {
+                return Err("bad overflow reference");
+            }
+            header
+                .checked_add(key_len)
+                .and_then(|x| x.checked_add(stored))
+        } else {
+            Some(header + key_len)
+        };
+        match len {
+            Some(len) if off + len <= PAGE_SIZE => spans.push((off, len)),
+            _ => return Err("record runs past the page"),
+        }
+    }
+    spans.sort_unstable();
+    if spans.windows(2).any(|w| w[0].0 + w[0].1 > w[1].0) {
+        return Err("records overlap");
+    }
+    let live: usize = spans.iter().map(|s| s.1).sum();
+    if live + garbage(p) != PAGE_SIZE - top {
+        return Err("heap accounting does not add up");
+    }
+    Ok(())
+}
+
 /// Verifies the invariants in the module comment. Panics with a description.
 pub fn check(p: &[u8]) {
+    if let Err(what) = validate(p) {
+        panic!("{what}");
+    }
     let n = n_slots(p);
     let top = heap_top(p);
     assert!(

@@ -90,6 +90,20 @@ pub fn check(p: &[u8], op: &Op<'_>) -> Result<(), &'static str> {
         return Err("node op on a page that is not a B+tree node");
     }
     let n = if node_op { node::n_slots(p) } else { 0 };
+    if let Op::Write { off, bytes } = *op {
+        let (a, b) = (off as usize, off as usize + bytes.len());
+        // Page types change only by Init ops; in a node, only the sibling links and
+        // `leftmost` are written directly (the rest is the node ops' business).
+        let overlaps = |lo: usize, hi: usize| a < hi && lo < b;
+        if overlaps(page::OFF_TYPE, page::OFF_PREV) {
+            return Err("write over the page type");
+        }
+        if page::page_type(p) == Some(PageType::Index)
+            && !(b <= page::HEADER_SIZE || (a >= node::OFF_LEFTMOST && b <= node::OFF_LEFTMOST + 4))
+        {
+            return Err("write into a node's structure");
+        }
+    }
     match *op {
         Op::Insert { pos, rec } => {
             let want = if node::is_leaf(p) {
@@ -110,6 +124,9 @@ pub fn check(p: &[u8], op: &Op<'_>) -> Result<(), &'static str> {
                 return Err("insert does not fit the page");
             }
         }
+        Op::InitPage {
+            ty: PageType::Index,
+        } => return Err("B+tree nodes are formatted by InitNode"),
         Op::Remove { pos } if pos as usize >= n => return Err("remove past the last slot"),
         Op::Truncate { from } if from as usize > n => return Err("truncate past the last slot"),
         _ => {}
@@ -316,5 +333,96 @@ mod tests {
             let _ = decode(&b[..cut]); // never panics
         }
         assert!(decode(&[99, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
+    }
+
+    #[test]
+    fn check_refuses_what_recovery_must_not_apply() {
+        use crate::page::PageBuf;
+        let id = PageId::new(1, 2);
+        let mut p = PageBuf::zeroed();
+        // Found by the redo_apply fuzzer: an Index page without a node body.
+        assert!(
+            check(
+                &p.0,
+                &Op::InitPage {
+                    ty: PageType::Index
+                }
+            )
+            .is_err()
+        );
+        assert!(
+            check(
+                &p.0,
+                &Op::Insert {
+                    pos: 0,
+                    rec: b"\x01\x00\x00\x01\x00\x00\x00kv"
+                }
+            )
+            .is_err(),
+            "node op on a non-node"
+        );
+        node::init(&mut p.0, id, 1, 0);
+        assert!(
+            check(
+                &p.0,
+                &Op::Write {
+                    off: 34,
+                    bytes: &[9, 9]
+                }
+            )
+            .is_err(),
+            "n_slots is not written directly"
+        );
+        assert!(
+            check(
+                &p.0,
+                &Op::Write {
+                    off: 20,
+                    bytes: &[0]
+                }
+            )
+            .is_err(),
+            "nor the page type"
+        );
+        assert!(
+            check(
+                &p.0,
+                &Op::Write {
+                    off: 28,
+                    bytes: &[1, 2, 3, 4]
+                }
+            )
+            .is_ok(),
+            "next link"
+        );
+        assert!(
+            check(
+                &p.0,
+                &Op::Write {
+                    off: 48,
+                    bytes: &[1, 2, 3, 4]
+                }
+            )
+            .is_ok(),
+            "leftmost"
+        );
+        assert!(check(&p.0, &Op::Remove { pos: 0 }).is_err());
+        let rec = node::leaf_record(b"k", node::Stored::Inline(b"v"));
+        assert!(
+            check(&p.0, &Op::Insert { pos: 1, rec: &rec }).is_err(),
+            "past the end"
+        );
+        assert!(
+            check(
+                &p.0,
+                &Op::Insert {
+                    pos: 0,
+                    rec: &rec[..rec.len() - 1]
+                }
+            )
+            .is_err(),
+            "malformed"
+        );
+        assert!(check(&p.0, &Op::Insert { pos: 0, rec: &rec }).is_ok());
     }
 }
