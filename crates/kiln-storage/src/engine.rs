@@ -484,6 +484,22 @@ impl Engine {
         Ok(out)
     }
 
+    /// Builds a new tree from `items` in strictly increasing key order, bottom-up
+    /// (CREATE INDEX, large loads); durable when it returns.
+    pub fn bulk_load_tree(
+        &self,
+        space: &Arc<Space>,
+        index_id: u64,
+        items: impl IntoIterator<Item = (Vec<u8>, Vec<u8>)>,
+    ) -> Result<BTree> {
+        if index_id == DIRECTORY_INDEX {
+            return Err(StorageError::Invalid("index id reserved".into()));
+        }
+        Ok(crate::btree::bulk::bulk_load(
+            &self.pool, &self.log, space, index_id, items,
+        )?)
+    }
+
     pub fn create_tree(&self, space: &Arc<Space>, index_id: u64) -> Result<BTree> {
         if index_id == DIRECTORY_INDEX {
             return Err(StorageError::Invalid("index id reserved".into()));

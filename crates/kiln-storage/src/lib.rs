@@ -7,6 +7,8 @@
 //! ```text
 //! engine   the whole: data directory, system tablespace, open/create, checkpoints,
 //!          page cleaner; `recovery` replays the redo log at startup
+//! row      index conventions: clustered entries (trx_id, roll_ptr, delete mark, row),
+//!          hidden row ids, secondary keys and unique checks
 //! btree    B+tree nodes (slotted pages) and trees: search, insert, delete, cursors
 //! space    tablespaces: files of pages, page allocation, root registry
 //! mtr      mini-transactions: latched pages + their redo records, atomic at commit
@@ -28,4 +30,5 @@ pub mod log;
 pub mod mtr;
 pub mod page;
 pub mod recovery;
+pub mod row;
 pub mod space;

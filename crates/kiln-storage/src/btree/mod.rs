@@ -1,8 +1,10 @@
 //! B+trees: `node` (the slotted page of one node), `tree` (search, insert, delete,
-//! cursors, splits and concurrency), `blob` (overflow pages for long values).
+//! cursors, splits and concurrency), `blob` (overflow pages for long values), `bulk`
+//! (building a tree bottom-up from sorted input).
 //! Design note with invariants and lock order: `docs/btree.md`.
 
 pub mod blob;
+pub mod bulk;
 pub mod node;
 pub mod tree;
 
