@@ -684,3 +684,38 @@ fn bulk_load_builds_a_full_valid_tree() {
         "the load is durable; later unsynced changes may go"
     );
 }
+
+#[test]
+fn sparse_leaves_merge_after_deletes() {
+    let vfs = MemVfs::new();
+    let e = open(&vfs, &config(512, 8 << 20, false));
+    let s = e.create_space("merge.ibd").unwrap();
+    let t = e.create_tree(&s, 1).unwrap();
+    for i in 0..30_000u32 {
+        t.insert(&i.to_be_bytes(), &[1u8; 100]).unwrap();
+    }
+    let before = t.check().unwrap();
+    // Keep every 10th row: leaves fall to ~10 % full and merge.
+    let mut model = Model::new();
+    for i in 0..30_000u32 {
+        if i % 10 == 0 {
+            model.insert(i.to_be_bytes().to_vec(), vec![1u8; 100]);
+        } else {
+            t.delete(&i.to_be_bytes()).unwrap();
+        }
+    }
+    let after = t.check().unwrap();
+    assert_eq!(after.records, 3000);
+    assert!(
+        after.leaves * 3 < before.leaves,
+        "leaves {} -> {}",
+        before.leaves,
+        after.leaves
+    );
+    assert_eq!(dump(&t), model);
+    let (_, free) = s.usage().unwrap();
+    assert!(
+        free as usize >= before.leaves - after.leaves - 5,
+        "merged pages are free for reuse"
+    );
+}

@@ -97,6 +97,12 @@ pub struct TreeStats {
     pub records: usize,
 }
 
+/// A non-root leaf using fewer bytes than this (records and slots) after a delete is
+/// merged with a sibling if possible.
+const MERGE_BELOW: usize = (crate::page::PAGE_SIZE - node::SLOTS_START) / 4;
+/// Two leaves merge only if the result uses at most this much (room left for inserts).
+const MERGE_INTO: usize = (crate::page::PAGE_SIZE - node::SLOTS_START) * 3 / 4;
+
 /// The shortest key `s` with `left < s <= right` (suffix truncation of separators).
 fn separator(left: &[u8], right: &[u8]) -> Vec<u8> {
     debug_assert!(left < right);
@@ -562,15 +568,123 @@ impl BTree {
             Stored::Inline(_) => None,
         };
         mtr.apply(s, Op::Remove { pos: i as u16 });
-        let emptied = node::n_slots(mtr.page(s)) == 0 && mtr.id(s).page_no != self.root;
+        let not_root = mtr.id(s).page_no != self.root;
+        let emptied = node::n_slots(mtr.page(s)) == 0 && not_root;
+        let sparse = !emptied && not_root && node::used_bytes(mtr.page(s)) < MERGE_BELOW;
         let lsn = mtr.commit();
         if let Some(first) = chain {
             blob::free(&self.pool, &self.log, &self.space, first)?;
         }
         if emptied {
             self.unlink_empty_leaf(key)?;
+        } else if sparse {
+            self.merge_leaf(key)?;
         }
         Ok(Some(lsn))
+    }
+
+    /// Pessimistic delete, second kind: a leaf below `MERGE_BELOW` bytes is merged with
+    /// a sibling under the same parent when both fit in `MERGE_INTO` bytes — the right
+    /// one is appended to the left one, its separator leaves the parent and its page is
+    /// freed, in one mini-transaction. Only the parent changes above the leaves, so
+    /// every ancestor above it is released on the way down. The left neighbour, when it
+    /// is the one to merge into, is only tried (latch order), as in `unlink_empty_leaf`.
+    fn merge_leaf(&self, key: &[u8]) -> Result<()> {
+        self.log.free_check();
+        let mut mtr = Mtr::new(&self.pool, &self.log);
+        let path = self.descend_x(&mut mtr, key, |_| true)?;
+        if path.len() < 2 {
+            return Ok(()); // the root is a leaf
+        }
+        let leaf = path[path.len() - 1];
+        let parent = path[path.len() - 2];
+        let lp = mtr.page(leaf);
+        if node::n_slots(lp) == 0 || node::used_bytes(lp) >= MERGE_BELOW {
+            return Ok(()); // refilled (or emptied: unlink's job) meanwhile
+        }
+        let leaf_no = mtr.id(leaf).page_no;
+        let pp = mtr.page(parent);
+        let n = node::n_slots(pp);
+        let idx: isize = if node::leftmost(pp) == leaf_no {
+            -1
+        } else {
+            match (0..n).find(|&i| node::child(pp, i) == leaf_no) {
+                Some(i) => i as isize,
+                None => {
+                    return Err(TreeError::Corrupt(
+                        mtr.id(parent),
+                        "child missing from parent",
+                    ));
+                }
+            }
+        };
+        // Candidates under the same parent: the right sibling, then the left one.
+        // (left, right, position of right's entry in the parent)
+        let mut pair = None;
+        if idx + 1 < n as isize {
+            let r = node::child(pp, (idx + 1) as usize);
+            let rs = mtr.x_latch(self.page_id(r))?;
+            let id = mtr.id(rs);
+            self.validate(mtr.page(rs), id, Some(0))?;
+            if node::used_bytes(mtr.page(leaf)) + node::used_bytes(mtr.page(rs)) <= MERGE_INTO {
+                pair = Some((leaf, rs, (idx + 1) as usize));
+            } else {
+                mtr.release(rs);
+            }
+        }
+        if pair.is_none() && idx >= 0 {
+            let pp = mtr.page(parent);
+            let l = if idx == 0 {
+                node::leftmost(pp)
+            } else {
+                node::child(pp, idx as usize - 1)
+            };
+            if let Some(ls) = mtr.try_x_latch(self.page_id(l))? {
+                let id = mtr.id(ls);
+                self.validate(mtr.page(ls), id, Some(0))?;
+                if node::used_bytes(mtr.page(ls)) + node::used_bytes(mtr.page(leaf)) <= MERGE_INTO {
+                    pair = Some((ls, leaf, idx as usize));
+                }
+            }
+        }
+        let Some((left, right, right_pos)) = pair else {
+            return Ok(());
+        };
+        let next = get_u32(mtr.page(right), OFF_NEXT);
+        let next_slot = if next != FIL_NULL {
+            Some(mtr.x_latch(self.page_id(next))?)
+        } else {
+            None
+        };
+        self.space.reserve(&mut mtr, 0)?; // the header, for freeing: last latch
+        // Changes start here; nothing below can fail.
+        let left_no = mtr.id(left).page_no;
+        let records: Vec<Vec<u8>> = (0..node::n_slots(mtr.page(right)))
+            .map(|i| node::record(mtr.page(right), i).to_vec())
+            .collect();
+        let base = node::n_slots(mtr.page(left));
+        for (j, r) in records.iter().enumerate() {
+            mtr.apply(
+                left,
+                Op::Insert {
+                    pos: (base + j) as u16,
+                    rec: r,
+                },
+            );
+        }
+        mtr.write_u32(left, OFF_NEXT, next);
+        if let Some(ns) = next_slot {
+            mtr.write_u32(ns, OFF_PREV, left_no);
+        }
+        mtr.apply(
+            parent,
+            Op::Remove {
+                pos: right_pos as u16,
+            },
+        );
+        self.space.free(&mut mtr, right)?;
+        mtr.commit();
+        Ok(())
     }
 
     /// Pessimistic delete: frees the (still) empty leaf covering `key`, removing it
