@@ -107,11 +107,17 @@ pub fn check(p: &[u8], op: &Op<'_>) -> Result<(), &'static str> {
     match *op {
         Op::Insert { pos, rec } => {
             let want = if node::is_leaf(p) {
-                rec.len() >= node::LEAF_HEADER
-                    && node::LEAF_HEADER
-                        + u16::from_le_bytes([rec[0], rec[1]]) as usize
-                        + u32::from_le_bytes([rec[3], rec[4], rec[5], rec[6]]) as usize
-                        == rec.len()
+                rec.len() >= node::LEAF_HEADER && {
+                    let stored = u32::from_le_bytes([rec[3], rec[4], rec[5], rec[6]]) as usize;
+                    let flags = rec[2];
+                    // Known flags only; an overflow reference has its fixed size.
+                    flags & !node::FLAG_OVERFLOW == 0
+                        && (flags & node::FLAG_OVERFLOW == 0 || stored == node::OVERFLOW_REF_LEN)
+                        && node::LEAF_HEADER
+                            + u16::from_le_bytes([rec[0], rec[1]]) as usize
+                            + stored
+                            == rec.len()
+                }
             } else {
                 rec.len() >= node::INTERNAL_HEADER
                     && node::INTERNAL_HEADER + u16::from_le_bytes([rec[0], rec[1]]) as usize
@@ -424,5 +430,27 @@ mod tests {
             "malformed"
         );
         assert!(check(&p.0, &Op::Insert { pos: 0, rec: &rec }).is_ok());
+        // Found by the fuzzer: an overflow flag on a value that is not a reference.
+        assert!(
+            check(
+                &p.0,
+                &Op::Insert {
+                    pos: 0,
+                    rec: &[0, 0, 1, 0, 0, 0, 0]
+                }
+            )
+            .is_err()
+        );
+        assert!(
+            check(
+                &p.0,
+                &Op::Insert {
+                    pos: 0,
+                    rec: &[0, 0, 2, 0, 0, 0, 0]
+                }
+            )
+            .is_err(),
+            "unknown flag"
+        );
     }
 }
