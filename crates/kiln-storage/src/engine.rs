@@ -35,6 +35,8 @@ use crate::space::Space;
 
 pub const SYS_FILE: &str = "ibdata1";
 pub const LOG_FILE: &str = "ib_redo0";
+/// The log's name while a new data directory is being created.
+pub const LOG_FILE_CREATING: &str = "ib_redo0.creating";
 /// Index id of the tablespace directory tree in the system tablespace.
 pub const DIRECTORY_INDEX: u64 = u64::MAX - 1;
 /// Space ids above this are never handed out (InnoDB reserves the top range too).
@@ -164,8 +166,16 @@ impl Engine {
         let sys_path = dir.join(SYS_FILE);
         let pool = BufferPool::new(config.pool.clone());
         let mut report = StartupReport::default();
+        let creating = dir.join(LOG_FILE_CREATING);
         let (log, sys, directory, spaces) = if !vfs.exists(&log_path) {
-            if vfs.exists(&sys_path) {
+            if vfs.exists(&creating) {
+                // A creation that never finished: the log never got its name, so
+                // nothing was ever committed here. Start over.
+                vfs.remove(&creating)?;
+                if vfs.exists(&sys_path) {
+                    vfs.remove(&sys_path)?;
+                }
+            } else if vfs.exists(&sys_path) {
                 return Err(StorageError::Invalid(format!(
                     "{} exists but {} does not: refusing to guess",
                     sys_path.display(),
@@ -173,7 +183,9 @@ impl Engine {
                 )));
             }
             report.created = true;
-            let log = Log::create(vfs.open_buffered(&log_path, true)?, config.log_capacity)?;
+            // The log is built under a temporary name and renamed last: a data
+            // directory has `ib_redo0` only once everything in it is durable.
+            let log = Log::create(vfs.open_buffered(&creating, true)?, config.log_capacity)?;
             let sys_file = vfs.open(&sys_path, true)?;
             pool.set_write_hook(Arc::new(PageWriteHook {
                 sys_file: sys_file.clone(),
@@ -189,6 +201,8 @@ impl Engine {
             pool.flush_all(None)?;
             let lsn = log.current_lsn();
             log.write_checkpoint(lsn)?;
+            vfs.rename(&creating, &log_path)?;
+            vfs.sync_dir(dir)?;
             (log, sys, directory, HashMap::new())
         } else {
             Self::recover(&vfs, dir, &pool, &config, &mut report)?

@@ -719,3 +719,23 @@ fn sparse_leaves_merge_after_deletes() {
         "merged pages are free for reuse"
     );
 }
+
+#[test]
+fn interrupted_datadir_creation_starts_over() {
+    let vfs = MemVfs::new();
+    let dir = Path::new(DIR);
+    vfs.create_dir_all(dir).unwrap();
+    // What a crash in the middle of creating a data directory leaves behind.
+    vfs.open(&dir.join("ib_redo0.creating"), true)
+        .unwrap()
+        .write_at(&[7u8; 5000], 0)
+        .unwrap();
+    vfs.open(&dir.join("ibdata1"), true)
+        .unwrap()
+        .write_at(&[1u8; 100], 0)
+        .unwrap();
+    let e = open(&vfs, &config(64, 2 << 20, false));
+    assert!(e.startup.created);
+    assert!(vfs.exists(&dir.join("ib_redo0")) && !vfs.exists(&dir.join("ib_redo0.creating")));
+    e.create_space("ok.ibd").unwrap();
+}

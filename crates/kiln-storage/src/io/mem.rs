@@ -271,6 +271,15 @@ impl Vfs for MemVfs {
             .map(|_| ())
             .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
     }
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let mut st = self.state.lock();
+        let f = st
+            .files
+            .remove(from)
+            .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
+        st.files.insert(to.to_path_buf(), f);
+        Ok(())
+    }
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
         self.state.lock().dirs.push(path.to_path_buf());
         Ok(())

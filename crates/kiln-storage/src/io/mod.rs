@@ -47,4 +47,10 @@ pub trait Vfs: Send + Sync {
     fn exists(&self, path: &Path) -> bool;
     fn remove(&self, path: &Path) -> io::Result<()>;
     fn create_dir_all(&self, path: &Path) -> io::Result<()>;
+    /// Renames a file (atomically, as POSIX rename does).
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
+    /// Makes the directory's entries (created and renamed files) durable.
+    fn sync_dir(&self, _dir: &Path) -> io::Result<()> {
+        Ok(())
+    }
 }
