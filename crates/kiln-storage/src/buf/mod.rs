@@ -540,14 +540,28 @@ impl BufferPool {
         first: u32,
         count: u32,
     ) -> Result<usize, BufError> {
+        let pages: Vec<u32> = (first..first.saturating_add(count)).collect();
+        self.prefetch_pages(space, &pages)
+    }
+
+    /// `prefetch` for any set of pages of one tablespace (recovery reads the pages it
+    /// is about to replay onto this way, a batch at a time). Pages past the end of the
+    /// file are skipped.
+    pub fn prefetch_pages(
+        self: &Arc<Self>,
+        space: u32,
+        page_nos: &[u32],
+    ) -> Result<usize, BufError> {
+        let Some(&first) = page_nos.first() else {
+            return Ok(0);
+        };
         let file = self.file(space)?;
         let pages_in_file = (file
             .len()
             .map_err(|e| BufError::Io(PageId::new(space, first), e))?
             / PAGE_SIZE as u64) as u32;
-        let end = first.saturating_add(count).min(pages_in_file);
         let mut claimed: Vec<(PageId, u32, Pin, FrameWrite)> = Vec::new();
-        for page_no in first..end {
+        for &page_no in page_nos.iter().filter(|&&p| p < pages_in_file) {
             let id = PageId::new(space, page_no);
             let inst_no = self.instance_of(id);
             let inst = &self.instances[inst_no as usize];
