@@ -31,9 +31,15 @@ use crate::page::{self, PAGE_SIZE, PageId, PageType};
 pub enum RecoveryError {
     Io(io::Error),
     Buf(BufError),
-    /// A group passed its checksum but its records do not decode.
+    /// A group passed its checksum but its records do not decode or do not fit the
+    /// page they are for.
     BadRecord {
         lsn: u64,
+        what: &'static str,
+    },
+    /// A B+tree page read from disk passed its checksum but its structure is broken.
+    CorruptPage {
+        id: PageId,
         what: &'static str,
     },
 }
@@ -44,8 +50,9 @@ impl std::fmt::Display for RecoveryError {
             RecoveryError::Io(e) => write!(f, "I/O error during recovery: {e}"),
             RecoveryError::Buf(e) => write!(f, "{e}"),
             RecoveryError::BadRecord { lsn, what } => {
-                write!(f, "redo group at LSN {lsn} does not decode: {what}")
+                write!(f, "redo group at LSN {lsn} cannot be applied: {what}")
             }
+            RecoveryError::CorruptPage { id, what } => write!(f, "page {id} is corrupt: {what}"),
         }
     }
 }
@@ -221,10 +228,7 @@ pub fn apply(
         // A node page read from disk passed its checksum; make sure its structure is
         // sound before node ops run on it (they assume it).
         if !formats && page::page_type(&p) == Some(PageType::Index) {
-            node::validate(&p).map_err(|what| RecoveryError::BadRecord {
-                lsn: scanned.groups[recs[0].0 as usize].start_lsn,
-                what,
-            })?;
+            node::validate(&p).map_err(|what| RecoveryError::CorruptPage { id, what })?;
         }
         let mut i = 0;
         while i < recs.len() {

@@ -2,8 +2,8 @@
 //! loads), instead of one root-to-leaf insert per entry.
 //!
 //! Leaves are filled left to right to `FILL` of the page (15/16, InnoDB's
-//! `innodb_fill_factor=100` also keeps 1/16 free), each in its own mini-transaction
-//! that also links it to the previous leaf. Then each level above is built the same
+//! `innodb_fill_factor=100` also keeps 1/16 free), one mini-transaction per record
+//! (the one that starts a leaf also links it to the previous leaf). Then each level above is built the same
 //! way from the (separator, page) pairs of the level below, until one node remains.
 //! The last mini-transaction allocates the root, copies that node into it, frees the
 //! node and registers the root: before it, a crash leaves only unreferenced pages
@@ -30,7 +30,8 @@ struct Level {
     current: Option<(u32, usize)>,
     /// (first key, page) of every finished node, for the level above.
     done: Vec<(Vec<u8>, u32)>,
-    /// Last key placed at this level (for separators and the sort check).
+    /// Leaves: the last key placed (the sort check). Internal levels: the smallest key
+    /// under the node being filled (its `leftmost` child's), for the level above.
     last_key: Option<Vec<u8>>,
 }
 
@@ -70,6 +71,9 @@ pub fn bulk_load(
         }
         if key.len() > node::KEY_MAX {
             return Err(TreeError::KeyTooLong(key.len()));
+        }
+        if value.len() as u64 > super::blob::VALUE_MAX {
+            return Err(TreeError::ValueTooLong(value.len() as u64));
         }
         let rec = if node::fits_inline(key.len(), value.len()) {
             node::leaf_record(&key, Stored::Inline(&value))
@@ -123,6 +127,11 @@ pub fn bulk_load(
         Some(p) => Some(mtr.x_latch(PageId::new(space.id, p))?),
         None => None,
     };
+    // Checked again under the header latch this mini-transaction keeps to the end: a
+    // concurrent create of the same id (or a full registry) fails the load cleanly.
+    if !space.can_register(&mut mtr, index_id)? {
+        return Err(TreeError::IndexExists(index_id));
+    }
     space.reserve(&mut mtr, 1)?;
     let root = space.allocate(&mut mtr)?;
     let level = top_slot.map_or(0, |s| node::level(mtr.page(s)));
@@ -150,14 +159,10 @@ pub fn bulk_load(
     space.register_root(&mut mtr, index_id, root_no)?;
     let lsn = mtr.commit();
     log.flush_to(lsn).map_err(|e| {
-        TreeError::Corrupt(
+        TreeError::Buf(crate::buf::BufError::Io(
             PageId::new(space.id, root_no),
-            if matches!(e, crate::log::LogError::Failed(_)) {
-                "redo log stopped"
-            } else {
-                "redo log write failed"
-            },
-        )
+            std::io::Error::other(e.to_string()),
+        ))
     })?;
     Ok(BTree::open(pool, log, space, index_id)?.expect("just registered"))
 }

@@ -9,11 +9,13 @@
 //!   released). They never hold two pages of one level.
 //! - Writers first try optimistically: S-couple down to the leaf's parent, X-latch the
 //!   leaf, change it if it has room. Most inserts and deletes end there.
-//! - Otherwise (a split, or unlinking an emptied leaf) they restart pessimistically:
+//! - Otherwise (a split, unlinking an emptied leaf, merging a sparse one) they restart
+//!   pessimistically:
 //!   X-latch from the root down, releasing the ancestors above any node that cannot
 //!   be changed by the operation ("safe"), all in one mini-transaction.
-//! - Latch order: top-down, and left-to-right within a level. The one right-to-left
-//!   latch (an emptied leaf's left neighbour) is only tried, never waited for.
+//! - Latch order: top-down, and left-to-right within a level. The right-to-left
+//!   latches (the left neighbour of an emptied leaf, or of a sparse one to merge into)
+//!   are only tried, never waited for.
 //! - Cursors do not hold latches between calls: they copy a leaf's records and come
 //!   back by key, using the fence keys met on the way down, so they never follow
 //!   sibling pointers and cannot land on a page that was freed meanwhile.
@@ -576,9 +578,19 @@ impl BTree {
             blob::free(&self.pool, &self.log, &self.space, first)?;
         }
         if emptied {
-            self.unlink_empty_leaf(key)?;
-        } else if sparse {
-            self.merge_leaf(key)?;
+            // The delete is committed: tidying up is best effort, its failure is not
+            // the delete's (the next delete in this leaf tries again).
+            if let Err(e) = self.unlink_empty_leaf(key) {
+                tracing::warn!(
+                    "B+tree {}: unlinking an empty leaf failed: {e}",
+                    self.index_id
+                );
+            }
+        } else if sparse && let Err(e) = self.merge_leaf(key) {
+            tracing::warn!(
+                "B+tree {}: merging a sparse leaf failed: {e}",
+                self.index_id
+            );
         }
         Ok(Some(lsn))
     }
