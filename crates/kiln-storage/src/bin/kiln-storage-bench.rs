@@ -271,7 +271,7 @@ fn run_all_but_recovery(base: &Path) {
 
 fn bench_recovery(base: &Path, redo_mb: u64) {
     // Recovery: write REDO_MB of redo with no page flushing, "crash", recover.
-    let (e, t, dir) = fresh(base, "recovery", cfg(2048, redo_mb * 2 + 64, false));
+    let (e, t, dir) = fresh(base, "recovery", cfg(512, redo_mb * 2 + 64, false));
     let mut r = Rng(11);
     let start_lsn = e.log().current_lsn();
     while e.log().current_lsn() - start_lsn < redo_mb << 20 {
@@ -285,7 +285,7 @@ fn bench_recovery(base: &Path, redo_mb: u64) {
     let e = Engine::open(
         Arc::new(OsVfs { direct: true }),
         &dir,
-        cfg(2048, redo_mb * 2 + 64, false),
+        cfg(512, redo_mb * 2 + 64, false),
     )
     .unwrap();
     let secs = t0.elapsed().as_secs_f64();

@@ -512,7 +512,15 @@ pub struct Scanner {
     capacity: u64,
     ckpt: Checkpoint,
     pub lsn: u64,
+    /// Read-ahead window over the ring: bytes [window_lsn, window_lsn + window.len()).
+    /// Groups are parsed from it, so a scan costs one read per `SCAN_CHUNK`, not two
+    /// per group.
+    window: Vec<u8>,
+    window_lsn: u64,
 }
+
+/// Bytes of ring read at a time by the scanner.
+const SCAN_CHUNK: u64 = 8 << 20;
 
 /// One group as read back.
 pub struct Group {
@@ -529,10 +537,28 @@ impl Scanner {
             capacity,
             ckpt,
             lsn: ckpt.lsn,
+            window: Vec::new(),
+            window_lsn: 0,
         }
     }
 
-    fn read_ring(&self, lsn: u64, buf: &mut [u8]) -> io::Result<()> {
+    /// Copies ring bytes at `lsn` into `buf`, from the window (refilled as needed).
+    fn read_ring(&mut self, lsn: u64, buf: &mut [u8]) -> io::Result<()> {
+        let end = lsn + buf.len() as u64;
+        if lsn < self.window_lsn || end > self.window_lsn + self.window.len() as u64 {
+            let want = (buf.len() as u64).max(SCAN_CHUNK).min(self.capacity);
+            let mut w = std::mem::take(&mut self.window);
+            w.resize(want as usize, 0);
+            self.read_ring_direct(lsn, &mut w)?;
+            self.window = w;
+            self.window_lsn = lsn;
+        }
+        let off = (lsn - self.window_lsn) as usize;
+        buf.copy_from_slice(&self.window[off..off + buf.len()]);
+        Ok(())
+    }
+
+    fn read_ring_direct(&self, lsn: u64, buf: &mut [u8]) -> io::Result<()> {
         let pos = lsn % self.capacity;
         let first = ((self.capacity - pos) as usize).min(buf.len());
         self.file
