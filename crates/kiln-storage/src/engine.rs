@@ -41,6 +41,10 @@ pub const LOG_FILE_CREATING: &str = "ib_redo0.creating";
 pub const DIRECTORY_INDEX: u64 = u64::MAX - 1;
 /// Space ids above this are never handed out (InnoDB reserves the top range too).
 pub const SPACE_ID_MAX: u32 = 0xFFFF_FFF0;
+/// Directory key (above every space id) holding the next space id to hand out, so a
+/// dropped tablespace's id is never reused: redo for the old one could still be in
+/// the log.
+const NEXT_SPACE_ID_KEY: [u8; 4] = u32::MAX.to_be_bytes();
 
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
@@ -316,11 +320,26 @@ impl Engine {
                     .try_into()
                     .map_err(|_| StorageError::Invalid("bad tablespace directory key".into()))?,
             );
-            paths.insert(id, String::from_utf8_lossy(&v).into_owned());
+            if id <= SPACE_ID_MAX {
+                paths.insert(id, String::from_utf8_lossy(&v).into_owned());
+            }
         }
         let mut missing_in_directory = Vec::new();
-        for (space, path) in scanned.file_creates()? {
+        let mut dropped: Vec<u32> = Vec::new();
+        for (space, path, created) in scanned.file_ops()? {
             let full = dir.join(&path);
+            if !created {
+                // Dropped: finish the drop (the file may still be there) and skip the
+                // tablespace's records.
+                if vfs.exists(&full) {
+                    vfs.remove(&full)?;
+                }
+                paths.remove(&space);
+                missing_in_directory.retain(|s| *s != space);
+                dropped.push(space);
+                continue;
+            }
+            dropped.retain(|s| *s != space);
             if !vfs.exists(&full) {
                 if let Some(parent) = full.parent() {
                     vfs.create_dir_all(parent)?;
@@ -349,7 +368,13 @@ impl Engine {
             io: pool.io().clone(),
             area: dblwr::AREA_REPLAY,
         }));
-        let a = recovery::apply(pool, &files, &scanned, &|s| s != 0, config.progress)?;
+        let a = recovery::apply(
+            pool,
+            &files,
+            &scanned,
+            &|s| s != 0 && !dropped.contains(&s),
+            config.progress,
+        )?;
         report.pages_recovered += a.pages;
         report.records_applied += a.records;
         pool.set_write_hook(Arc::new(PageWriteHook {
@@ -444,15 +469,28 @@ impl Engine {
             // Left by a creation whose redo never became durable: no tablespace.
             self.vfs.remove(&full)?;
         }
+        // Ids are never reused: the larger of the counter and the largest id in use
+        // plus one (the counter is written after the entry, so it may lag by one).
         let last = self
             .directory
-            .range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded, true)
+            .range(
+                std::ops::Bound::Unbounded,
+                std::ops::Bound::Excluded(&NEXT_SPACE_ID_KEY[..]),
+                true,
+            )
             .next()
             .transpose()?;
-        let id = match last {
+        let after_last = match last {
             Some((k, _)) => u32::from_be_bytes(k.as_slice().try_into().expect("4-byte key")) + 1,
             None => 1,
         };
+        let counter = self
+            .directory
+            .get(&NEXT_SPACE_ID_KEY)?
+            .and_then(|v| v.try_into().ok())
+            .map(u32::from_be_bytes)
+            .unwrap_or(1);
+        let id = after_last.max(counter);
         if id > SPACE_ID_MAX {
             return Err(StorageError::Invalid("out of tablespace ids".into()));
         }
@@ -465,9 +503,11 @@ impl Engine {
         let space = Arc::new(Space::create(&mut mtr, id, file, 1)?);
         mtr.log_file_create(id, rel_path);
         mtr.commit();
+        self.directory
+            .insert(&sys_index_key(id), rel_path.as_bytes())?;
         let lsn = self
             .directory
-            .insert(&sys_index_key(id), rel_path.as_bytes())?;
+            .upsert(&NEXT_SPACE_ID_KEY, &(id + 1).to_be_bytes())?;
         // DDL is durable when it returns, as in MySQL.
         self.log.flush_to(lsn)?;
         self.spaces.write().insert(id, space.clone());
@@ -490,12 +530,46 @@ impl Engine {
             false,
         ) {
             let (k, v) = r?;
-            out.push((
-                u32::from_be_bytes(k.as_slice().try_into().expect("4-byte key")),
-                String::from_utf8_lossy(&v).into_owned(),
-            ));
+            let id = u32::from_be_bytes(k.as_slice().try_into().expect("4-byte key"));
+            if id <= SPACE_ID_MAX {
+                out.push((id, String::from_utf8_lossy(&v).into_owned()));
+            }
         }
         Ok(out)
+    }
+
+    /// Drops tablespace `id`: its directory entry goes, a `FileDelete` record is made
+    /// durable, its pages leave the pool unwritten and its file is deleted (recovery
+    /// finishes a drop a crash interrupted, and skips the tablespace's redo). The
+    /// caller guarantees no tree of the tablespace is in use (MDL, in the SQL layer):
+    /// a page of it pinned by a running operation is a bug and panics. Its id is never
+    /// handed out again.
+    pub fn drop_space(&self, id: u32) -> Result<()> {
+        if id == 0 {
+            return Err(StorageError::Invalid(
+                "the system tablespace cannot be dropped".into(),
+            ));
+        }
+        let _one = self.create_lock.lock();
+        let path = self
+            .directory
+            .get(&sys_index_key(id))?
+            .map(|v| String::from_utf8_lossy(&v).into_owned())
+            .ok_or_else(|| StorageError::Invalid(format!("no tablespace {id}")))?;
+        self.directory.delete(&sys_index_key(id))?;
+        self.log.free_check();
+        let mut mtr = Mtr::new(&self.pool, &self.log);
+        mtr.log_file_delete(id, &path);
+        let lsn = mtr.commit();
+        self.log.flush_to(lsn)?;
+        self.spaces.write().remove(&id);
+        self.pool.discard_space(id);
+        self.pool.detach_space(id);
+        let full = self.dir.join(&path);
+        if self.vfs.exists(&full) {
+            self.vfs.remove(&full)?;
+        }
+        Ok(())
     }
 
     /// Builds a new tree from `items` in strictly increasing key order, bottom-up

@@ -120,6 +120,12 @@ impl Mtr {
         record::encode_file_create(&mut self.rec, space, path);
     }
 
+    /// Logs that a tablespace is dropped (the file is deleted by the caller after the
+    /// record is durable; recovery finishes the job if it was not).
+    pub fn log_file_delete(&mut self, space: u32, path: &str) {
+        record::encode_file_delete(&mut self.rec, space, path);
+    }
+
     pub fn write_u32(&mut self, s: Slot, off: usize, v: u32) {
         self.apply(
             s,

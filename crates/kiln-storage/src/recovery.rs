@@ -81,13 +81,19 @@ impl Scanned {
             .map_or(0, |g| g.end_lsn - self.groups[0].start_lsn)
     }
 
-    /// Every `FileCreate` record: (space, path).
-    pub fn file_creates(&self) -> Result<Vec<(u32, String)>, RecoveryError> {
+    /// The tablespace file operations in the log, in log order: (space, path, true)
+    /// for a creation, (space, path, false) for a drop. Replaying them in order is
+    /// what makes DROP then CREATE of the same file name come out right.
+    pub fn file_ops(&self) -> Result<Vec<(u32, String, bool)>, RecoveryError> {
         let mut out = Vec::new();
         for g in &self.groups {
             for r in decode(g)? {
-                if let Record::FileCreate { space, path } = r {
-                    out.push((space, path.to_string()));
+                match r {
+                    Record::FileCreate { space, path } => out.push((space, path.to_string(), true)),
+                    Record::FileDelete { space, path } => {
+                        out.push((space, path.to_string(), false))
+                    }
+                    Record::Page(..) => {}
                 }
             }
         }
@@ -207,7 +213,9 @@ pub fn apply(
         let recs = &by_page[&id];
         let op_of = |(gi, ri): (u32, u32)| match &decoded[gi as usize][ri as usize] {
             Record::Page(_, op) => op,
-            Record::FileCreate { .. } => unreachable!("indexed page records only"),
+            Record::FileCreate { .. } | Record::FileDelete { .. } => {
+                unreachable!("indexed page records only")
+            }
         };
         // A page whose first record since the checkpoint formats it needs no read.
         let formats = matches!(op_of(recs[0]), Op::InitPage { .. } | Op::InitNode { .. });

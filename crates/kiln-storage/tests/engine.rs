@@ -739,3 +739,56 @@ fn interrupted_datadir_creation_starts_over() {
     assert!(vfs.exists(&dir.join("ib_redo0")) && !vfs.exists(&dir.join("ib_redo0.creating")));
     e.create_space("ok.ibd").unwrap();
 }
+
+#[test]
+fn drop_space_is_durable_and_ids_are_never_reused() {
+    let vfs = MemVfs::new();
+    let cfg = config(256, 8 << 20, false);
+    let e = open(&vfs, &cfg);
+    let a = e.create_space("db/a.ibd").unwrap();
+    let b = e.create_space("db/b.ibd").unwrap();
+    let (ida, idb) = (a.id, b.id);
+    let t = e.create_tree(&b, 1).unwrap();
+    for i in 0..3000u32 {
+        t.insert(&i.to_be_bytes(), &[9u8; 100]).unwrap(); // dirty pages, redo after the checkpoint
+    }
+    drop((t, b));
+    // DROP TABLE b; CREATE TABLE b: same file name, new id (the old id's redo is still
+    // in the log and must never land on the new tablespace).
+    e.drop_space(idb).unwrap();
+    assert!(!vfs.exists(&Path::new(DIR).join("db/b.ibd")));
+    assert!(matches!(e.drop_space(idb), Err(StorageError::Invalid(_))));
+    let b2 = e.create_space("db/b.ibd").unwrap();
+    assert!(b2.id > idb, "id {} reused", b2.id);
+    let t2 = e.create_tree(&b2, 1).unwrap();
+    t2.insert(b"new", b"table").unwrap();
+    e.sync_to(e.log().current_lsn()).unwrap();
+    drop((t2, b2, a));
+    let id_new = e
+        .spaces()
+        .unwrap()
+        .iter()
+        .find(|(_, p)| p == "db/b.ibd")
+        .unwrap()
+        .0;
+    // Crash: recovery replays create(b), drop(b), create(b') in log order.
+    let e = crash_and_reopen(&vfs, &cfg, e, CrashMode::DropUnsynced);
+    assert_eq!(
+        e.spaces().unwrap(),
+        vec![
+            (ida, "db/a.ibd".to_string()),
+            (id_new, "db/b.ibd".to_string())
+        ]
+    );
+    let t2 = e.open_tree(&e.space(id_new).unwrap(), 1).unwrap().unwrap();
+    assert_eq!(
+        dump(&t2),
+        Model::from([(b"new".to_vec(), b"table".to_vec())])
+    );
+    t2.check().unwrap();
+    assert!(e.space(idb).is_none());
+    // The id counter survives too.
+    drop(t2);
+    let c = e.create_space("db/c.ibd").unwrap();
+    assert!(c.id > id_new);
+}

@@ -18,6 +18,7 @@
 //!   5 Remove     pos u16                     node::remove_at
 //!   6 Truncate   from u16                    node: remove slots [from, n)
 //!  16 FileCreate (space, page_no = 0) path_len u16 | path   (not a page op)
+//!  17 FileDelete (space, page_no = 0) path_len u16 | path   (not a page op)
 //! ```
 
 use crate::btree::node;
@@ -40,6 +41,7 @@ const OP_INSERT: u8 = 4;
 const OP_REMOVE: u8 = 5;
 const OP_TRUNCATE: u8 = 6;
 const OP_FILE_CREATE: u8 = 16;
+const OP_FILE_DELETE: u8 = 17;
 
 /// A decoded record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +49,11 @@ pub enum Record<'a> {
     Page(PageId, Op<'a>),
     /// A tablespace file was created at `path` (relative to the data directory).
     FileCreate {
+        space: u32,
+        path: &'a str,
+    },
+    /// The tablespace was dropped: its file is to be deleted and its records skipped.
+    FileDelete {
         space: u32,
         path: &'a str,
     },
@@ -187,6 +194,13 @@ pub fn encode_file_create(out: &mut Vec<u8>, space: u32, path: &str) {
     out.extend_from_slice(path.as_bytes());
 }
 
+pub fn encode_file_delete(out: &mut Vec<u8>, space: u32, path: &str) {
+    assert!(path.len() <= u16::MAX as usize);
+    head(out, OP_FILE_DELETE, PageId::new(space, 0));
+    out.extend_from_slice(&(path.len() as u16).to_le_bytes());
+    out.extend_from_slice(path.as_bytes());
+}
+
 /// Why a log payload could not be decoded. A group whose checksum matched but whose
 /// records do not parse means a bug or a foreign file: recovery stops and says so.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -283,6 +297,15 @@ pub fn decode(payload: &[u8]) -> Result<Vec<Record<'_>>, DecodeError> {
                 let path =
                     std::str::from_utf8(r.take(len)?).map_err(|_| bad("file name is not UTF-8"))?;
                 Record::FileCreate {
+                    space: id.space,
+                    path,
+                }
+            }
+            OP_FILE_DELETE => {
+                let len = r.u16()? as usize;
+                let path =
+                    std::str::from_utf8(r.take(len)?).map_err(|_| bad("file name is not UTF-8"))?;
+                Record::FileDelete {
                     space: id.space,
                     path,
                 }
