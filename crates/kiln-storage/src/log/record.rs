@@ -292,22 +292,20 @@ pub fn decode(payload: &[u8]) -> Result<Vec<Record<'_>>, DecodeError> {
             }
             OP_REMOVE => Record::Page(id, Op::Remove { pos: r.u16()? }),
             OP_TRUNCATE => Record::Page(id, Op::Truncate { from: r.u16()? }),
-            OP_FILE_CREATE => {
+            OP_FILE_CREATE | OP_FILE_DELETE => {
                 let len = r.u16()? as usize;
                 let path =
                     std::str::from_utf8(r.take(len)?).map_err(|_| bad("file name is not UTF-8"))?;
-                Record::FileCreate {
-                    space: id.space,
-                    path,
-                }
-            }
-            OP_FILE_DELETE => {
-                let len = r.u16()? as usize;
-                let path =
-                    std::str::from_utf8(r.take(len)?).map_err(|_| bad("file name is not UTF-8"))?;
-                Record::FileDelete {
-                    space: id.space,
-                    path,
+                if op == OP_FILE_CREATE {
+                    Record::FileCreate {
+                        space: id.space,
+                        path,
+                    }
+                } else {
+                    Record::FileDelete {
+                        space: id.space,
+                        path,
+                    }
                 }
             }
             _ => return Err(bad("unknown op")),
@@ -346,14 +344,22 @@ mod tests {
             encode(&mut b, id, op);
         }
         encode_file_create(&mut b, 12, "db/t.ibd");
+        encode_file_delete(&mut b, 12, "db/t.ibd");
         let recs = decode(&b).unwrap();
-        assert_eq!(recs.len(), ops.len() + 1);
+        assert_eq!(recs.len(), ops.len() + 2);
         for (r, op) in recs.iter().zip(ops.iter()) {
             assert_eq!(r, &Record::Page(id, op.clone()));
         }
         assert_eq!(
             recs[ops.len()],
             Record::FileCreate {
+                space: 12,
+                path: "db/t.ibd"
+            }
+        );
+        assert_eq!(
+            recs[ops.len() + 1],
+            Record::FileDelete {
                 space: 12,
                 path: "db/t.ibd"
             }
