@@ -469,8 +469,8 @@ impl Engine {
             // Left by a creation whose redo never became durable: no tablespace.
             self.vfs.remove(&full)?;
         }
-        // Ids are never reused: the larger of the counter and the largest id in use
-        // plus one (the counter is written after the entry, so it may lag by one).
+        // Ids are never reused: the larger of the counter (raised before each creation)
+        // and the largest id in use plus one.
         let last = self
             .directory
             .range(
@@ -494,6 +494,10 @@ impl Engine {
         if id > SPACE_ID_MAX {
             return Err(StorageError::Invalid("out of tablespace ids".into()));
         }
+        // The counter goes up first: even a creation that fails below never hands the
+        // same id out twice.
+        self.directory
+            .upsert(&NEXT_SPACE_ID_KEY, &(id + 1).to_be_bytes())?;
         if let Some(parent) = full.parent() {
             self.vfs.create_dir_all(parent)?;
         }
@@ -503,11 +507,9 @@ impl Engine {
         let space = Arc::new(Space::create(&mut mtr, id, file, 1)?);
         mtr.log_file_create(id, rel_path);
         mtr.commit();
-        self.directory
-            .insert(&sys_index_key(id), rel_path.as_bytes())?;
         let lsn = self
             .directory
-            .upsert(&NEXT_SPACE_ID_KEY, &(id + 1).to_be_bytes())?;
+            .insert(&sys_index_key(id), rel_path.as_bytes())?;
         // DDL is durable when it returns, as in MySQL.
         self.log.flush_to(lsn)?;
         self.spaces.write().insert(id, space.clone());
