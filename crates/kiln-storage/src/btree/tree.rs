@@ -569,10 +569,18 @@ impl BTree {
             Stored::Overflow { first_page, .. } => Some(first_page),
             Stored::Inline(_) => None,
         };
+        let used_before = node::used_bytes(mtr.page(s));
         mtr.apply(s, Op::Remove { pos: i as u16 });
         let not_root = mtr.id(s).page_no != self.root;
         let emptied = node::n_slots(mtr.page(s)) == 0 && not_root;
-        let sparse = !emptied && not_root && node::used_bytes(mtr.page(s)) < MERGE_BELOW;
+        // Merging is tried when this delete takes the leaf below the threshold, not on
+        // every delete in a leaf that is already sparse: one that could not merge then
+        // (full neighbours) would otherwise pay a pessimistic descent per delete. It is
+        // tried again when the leaf empties (unlink) or refills and drops again.
+        let sparse = !emptied
+            && not_root
+            && used_before >= MERGE_BELOW
+            && node::used_bytes(mtr.page(s)) < MERGE_BELOW;
         let lsn = mtr.commit();
         if let Some(first) = chain {
             blob::free(&self.pool, &self.log, &self.space, first)?;
