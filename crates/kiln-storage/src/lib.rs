@@ -30,5 +30,6 @@ pub mod log;
 pub mod mtr;
 pub mod page;
 pub mod recovery;
+pub mod rng;
 pub mod row;
 pub mod space;

@@ -23,22 +23,13 @@ use kiln_storage::buf::PoolConfig;
 use kiln_storage::engine::{Engine, EngineConfig};
 use kiln_storage::io::os::OsVfs;
 use kiln_storage::page::PAGE_SIZE;
+use kiln_storage::rng::Rng;
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
 /// Operation `i` of a stream: (key, Some(value)) = upsert, None = delete.
 fn op(rng: &mut Rng, i: u64) -> (Vec<u8>, Option<Vec<u8>>) {
-    let r = rng.next();
+    let r = rng.next_u64();
     let key = format!("k{:05}", r % 3000).into_bytes();
     if r >> 60 < 4 {
         return (key, None);

@@ -17,16 +17,7 @@ use kiln_storage::btree::BTree;
 use kiln_storage::buf::PoolConfig;
 use kiln_storage::engine::{Engine, EngineConfig};
 use kiln_storage::io::os::OsVfs;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
+use kiln_storage::rng::Rng;
 
 fn cfg(pool_mb: usize, log_mb: u64, cleaner: bool) -> EngineConfig {
     EngineConfig {
@@ -85,7 +76,7 @@ fn lookups(t: &Arc<BTree>, rows: u64, threads: usize, per_thread: u64) -> f64 {
             std::thread::spawn(move || {
                 let mut r = Rng(th as u64 + 99);
                 for _ in 0..per_thread {
-                    let k = r.next() % rows;
+                    let k = r.next_u64() % rows;
                     assert!(t.get(&k.to_be_bytes()).unwrap().is_some());
                 }
             })
@@ -167,7 +158,7 @@ fn run_all_but_recovery(base: &Path) {
     let n = 500_000u64;
     let t0 = Instant::now();
     for _ in 0..n {
-        t.upsert(&r.next().to_be_bytes(), &[3u8; 100]).unwrap();
+        t.upsert(&r.next_u64().to_be_bytes(), &[3u8; 100]).unwrap();
     }
     report(
         "random insert, 100 B, no commit wait",
@@ -188,7 +179,7 @@ fn run_all_but_recovery(base: &Path) {
                 std::thread::spawn(move || {
                     let mut r = Rng(th as u64 + 1);
                     for _ in 0..per {
-                        let lsn = t.upsert(&r.next().to_be_bytes(), &[1u8; 100]).unwrap();
+                        let lsn = t.upsert(&r.next_u64().to_be_bytes(), &[1u8; 100]).unwrap();
                         e.sync_to(lsn).unwrap();
                     }
                 })
@@ -275,7 +266,7 @@ fn bench_recovery(base: &Path, redo_mb: u64) {
     let mut r = Rng(11);
     let start_lsn = e.log().current_lsn();
     while e.log().current_lsn() - start_lsn < redo_mb << 20 {
-        t.upsert(&(r.next() % 2_000_000).to_be_bytes(), &[9u8; 100])
+        t.upsert(&(r.next_u64() % 2_000_000).to_be_bytes(), &[9u8; 100])
             .unwrap();
     }
     e.sync_to(e.log().current_lsn()).unwrap();

@@ -49,20 +49,7 @@ pub fn dump(t: &BTree) -> Model {
     .collect()
 }
 
-/// A deterministic pseudo-random generator (xorshift64*).
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+pub use kiln_storage::rng::Rng;
 
 /// A value of a random size: mostly small, sometimes past a page (overflow chain).
 pub fn value(rng: &mut Rng, tag: u64) -> Vec<u8> {
