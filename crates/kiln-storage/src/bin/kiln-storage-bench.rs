@@ -113,6 +113,11 @@ fn main() {
             5_000_000,
             lookups(&t, 1_000_000, 1, 5_000_000),
         );
+        report(
+            "point lookup, cached, 2 threads",
+            10_000_000,
+            lookups(&t, 1_000_000, 2, 5_000_000),
+        );
         e.shutdown().unwrap();
         return;
     }

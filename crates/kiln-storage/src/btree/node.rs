@@ -40,6 +40,7 @@
 
 use std::cmp::Ordering;
 
+use crate::buf::optimistic::OptPage;
 use crate::page::{
     self, FIL_NULL, HEADER_SIZE, PAGE_SIZE, PageId, PageType, get_u16, get_u32, get_u64, put_u16,
     put_u32, put_u64,
@@ -186,23 +187,164 @@ pub fn child(p: &[u8], i: usize) -> u32 {
 }
 
 /// The child to follow for `key` in an internal node.
-pub fn child_for(p: &[u8], key: &[u8]) -> u32 {
+pub fn child_for<P: NodeBytes + ?Sized>(p: &P, key: &[u8]) -> u32 {
     match search(p, key) {
-        Ok(i) => child(p, i),
-        Err(0) => leftmost(p),
-        Err(i) => child(p, i - 1),
+        Ok(i) => p.node_child(i),
+        Err(0) => p.node_leftmost(),
+        Err(i) => p.node_child(i - 1),
     }
 }
 
+/// What a latch-free leaf lookup found (valid only if the page version validates).
+pub enum OptValue {
+    Absent,
+    Inline(Vec<u8>),
+    /// The value is in overflow pages: read it with latches.
+    Overflow,
+}
+
+/// Looks `key` up in a leaf read without a latch, copying an inline value out.
+pub fn leaf_get_opt(p: &OptPage<'_>, key: &[u8]) -> OptValue {
+    let Ok(i) = search(p, key) else {
+        return OptValue::Absent;
+    };
+    let off = p.u16(SLOTS_START + SLOT * i) as usize;
+    if p.u8(off + 2) & FLAG_OVERFLOW != 0 {
+        return OptValue::Overflow;
+    }
+    let key_len = p.u16(off) as usize;
+    let len = (p.u32(off + 3) as usize).min(PAGE_SIZE);
+    let mut v = Vec::new();
+    p.copy_to(off + LEAF_HEADER + key_len, len, &mut v);
+    OptValue::Inline(v)
+}
+
+/// Whether a page read without a latch looks like a node of `index_id` (at `level`,
+/// if given): the checks `BTree::validate` makes on latched pages.
+pub fn is_node_opt(p: &OptPage<'_>, index_id: u64, level: Option<u16>) -> bool {
+    p.u16(page::OFF_TYPE) == PageType::Index as u16
+        && p.u64(OFF_INDEX_ID) == index_id
+        && level.is_none_or(|l| p.u16(OFF_LEVEL) == l)
+}
+
+/// Read access to a node's bytes: a latched page (`[u8]`) or a latch-free one
+/// (`OptPage`, whose reads may be torn and are bounds-checked), so that the binary
+/// search exists once for both.
+pub trait NodeBytes {
+    fn u16_at(&self, off: usize) -> u16;
+    fn u32_at(&self, off: usize) -> u32;
+    fn u64_at(&self, off: usize) -> u64;
+    /// Compares the bytes [off, off + len) with `other`.
+    fn cmp_at(&self, off: usize, len: usize, other: &[u8]) -> Ordering;
+    /// Appends the bytes [off, off + len) to `out`.
+    fn copy_at(&self, off: usize, len: usize, out: &mut Vec<u8>);
+
+    fn node_level(&self) -> u16 {
+        self.u16_at(OFF_LEVEL)
+    }
+    /// Number of records (bounded by what a page can hold).
+    fn node_slots(&self) -> usize {
+        (self.u16_at(OFF_N_SLOTS) as usize).min(SLOTS_MAX)
+    }
+    /// Internal node: child for slot `i`.
+    fn node_child(&self, i: usize) -> u32 {
+        self.u32_at(self.u16_at(SLOTS_START + SLOT * i) as usize + 2)
+    }
+    fn node_leftmost(&self) -> u32 {
+        self.u32_at(OFF_LEFTMOST)
+    }
+    /// Record i's key, copied.
+    fn node_key(&self, i: usize) -> Vec<u8> {
+        let off = self.u16_at(SLOTS_START + SLOT * i) as usize;
+        let h = if self.node_level() == 0 {
+            LEAF_HEADER
+        } else {
+            INTERNAL_HEADER
+        };
+        let mut k = Vec::new();
+        self.copy_at(off + h, self.u16_at(off) as usize, &mut k);
+        k
+    }
+}
+
+impl NodeBytes for [u8] {
+    fn u16_at(&self, off: usize) -> u16 {
+        get_u16(self, off)
+    }
+    fn u32_at(&self, off: usize) -> u32 {
+        get_u32(self, off)
+    }
+    fn u64_at(&self, off: usize) -> u64 {
+        get_u64(self, off)
+    }
+    fn cmp_at(&self, off: usize, len: usize, other: &[u8]) -> Ordering {
+        self[off..off + len].cmp(other)
+    }
+    fn copy_at(&self, off: usize, len: usize, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self[off..off + len]);
+    }
+}
+
+impl NodeBytes for [u8; PAGE_SIZE] {
+    fn u16_at(&self, off: usize) -> u16 {
+        self[..].u16_at(off)
+    }
+    fn u32_at(&self, off: usize) -> u32 {
+        self[..].u32_at(off)
+    }
+    fn u64_at(&self, off: usize) -> u64 {
+        self[..].u64_at(off)
+    }
+    fn cmp_at(&self, off: usize, len: usize, other: &[u8]) -> Ordering {
+        self[..].cmp_at(off, len, other)
+    }
+    fn copy_at(&self, off: usize, len: usize, out: &mut Vec<u8>) {
+        self[..].copy_at(off, len, out)
+    }
+}
+
+impl NodeBytes for OptPage<'_> {
+    fn u16_at(&self, off: usize) -> u16 {
+        self.u16(off)
+    }
+    fn u32_at(&self, off: usize) -> u32 {
+        self.u32(off)
+    }
+    fn u64_at(&self, off: usize) -> u64 {
+        self.u64(off)
+    }
+    fn cmp_at(&self, off: usize, len: usize, other: &[u8]) -> Ordering {
+        self.cmp_bytes(off, len, other)
+    }
+    fn copy_at(&self, off: usize, len: usize, out: &mut Vec<u8>) {
+        self.copy_to(off, len, out)
+    }
+}
+
+/// Most slots a page can hold (bounds loops over a torn `n_slots`).
+const SLOTS_MAX: usize = (PAGE_SIZE - SLOTS_START) / SLOT;
+
+/// Compares record i's key with `target`.
+fn cmp_key<P: NodeBytes + ?Sized>(p: &P, i: usize, target: &[u8]) -> Ordering {
+    let off = p.u16_at(SLOTS_START + SLOT * i) as usize;
+    let key_len = p.u16_at(off) as usize;
+    let h = if p.node_level() == 0 {
+        LEAF_HEADER
+    } else {
+        INTERNAL_HEADER
+    };
+    p.cmp_at(off + h, key_len, target)
+}
+
 /// Binary search: `Ok(i)` if record i has `key`, else `Err(i)` where it would go.
-pub fn search(p: &[u8], target: &[u8]) -> Result<usize, usize> {
-    let (mut lo, mut hi) = (0usize, n_slots(p));
+pub fn search<P: NodeBytes + ?Sized>(p: &P, target: &[u8]) -> Result<usize, usize> {
+    let (mut lo, mut hi) = (0usize, p.node_slots());
     let tp = key_prefix(target);
     while lo < hi {
         let mid = (lo + hi) / 2;
-        let by_prefix = slot_prefix(p, mid).cmp(&tp);
+        let by_prefix = p.u64_at(SLOTS_START + SLOT * mid + 2).cmp(&tp);
         let ord = if by_prefix == Ordering::Equal {
-            key(p, mid).cmp(target)
+            cmp_key(p, mid, target)
         } else {
             by_prefix
         };

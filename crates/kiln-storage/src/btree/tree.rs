@@ -25,8 +25,9 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use super::blob;
-use super::node::{self, Stored};
-use crate::buf::{BufError, BufferPool, PageRead};
+use super::node::{self, NodeBytes, OptValue, Stored};
+use crate::buf::optimistic::OptPage;
+use crate::buf::{BufError, BufferPool, Optimistic, PageRead};
 use crate::log::Log;
 use crate::log::record::Op;
 use crate::mtr::{Mtr, Slot};
@@ -75,6 +76,9 @@ impl From<BufError> for TreeError {
 
 pub type Result<T> = std::result::Result<T, TreeError>;
 
+/// A leaf for a cursor: S-latched, with its fences (lo ≤ keys < hi).
+type ScanLeaf = (PageRead, Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// An open B+tree.
 pub struct BTree {
     pool: Arc<BufferPool>,
@@ -104,6 +108,54 @@ pub struct TreeStats {
 const MERGE_BELOW: usize = (crate::page::PAGE_SIZE - node::SLOTS_START) / 4;
 /// Two leaves merge only if the result uses at most this much (room left for inserts).
 const MERGE_INTO: usize = (crate::page::PAGE_SIZE - node::SLOTS_START) * 3 / 4;
+
+/// Outcome of a latch-free attempt.
+enum Opt<T> {
+    Done(T),
+    /// A page changed under the reader: try again.
+    Retry,
+    /// Not possible latch-free (a page not cached, an overflow value, ...): take the
+    /// latched path.
+    Fallback,
+}
+
+/// Latch-free attempts before an operation takes the latched path.
+const OPTIMISTIC_TRIES: usize = 4;
+/// Deepest tree a descent walks (bounds a loop over possibly torn reads).
+const HEIGHT_MAX: usize = 32;
+
+/// The child to visit for a cursor at `start` in internal node `p`, and that child's
+/// fences as far as `p` knows them (lo ≤ keys < hi; None: inherited from above).
+fn scan_child<P: NodeBytes + ?Sized>(
+    p: &P,
+    start: &Bound<Vec<u8>>,
+    descending: bool,
+) -> (u32, Option<Vec<u8>>, Option<Vec<u8>>) {
+    let n = p.node_slots();
+    // Ascending wants the subtree holding `start`; descending the one holding the
+    // largest key below (or at) `start`.
+    let idx: isize = match (start, descending) {
+        (Bound::Unbounded, false) => -1,
+        (Bound::Unbounded, true) => n as isize - 1,
+        (Bound::Included(k) | Bound::Excluded(k), false) | (Bound::Included(k), true) => {
+            match node::search(p, k) {
+                Ok(i) => i as isize,
+                Err(i) => i as isize - 1,
+            }
+        }
+        (Bound::Excluded(k), true) => match node::search(p, k) {
+            Ok(i) | Err(i) => i as isize - 1,
+        },
+    };
+    let lo = (idx >= 0).then(|| p.node_key(idx as usize));
+    let hi = (((idx + 1) as usize) < n).then(|| p.node_key((idx + 1) as usize));
+    let child = if idx < 0 {
+        p.node_leftmost()
+    } else {
+        p.node_child(idx as usize)
+    };
+    (child, lo, hi)
+}
 
 /// The shortest key `s` with `left < s <= right` (suffix truncation of separators).
 fn separator(left: &[u8], right: &[u8]) -> Vec<u8> {
@@ -192,7 +244,7 @@ impl BTree {
         let mut p = self.pool.fetch_read(id)?;
         self.validate(&p, id, None)?;
         while !node::is_leaf(&p) {
-            let c = node::child_for(&p, key);
+            let c = node::child_for(&p[..], key);
             p = self.fetch_child(&p, c)?;
         }
         Ok(p)
@@ -201,6 +253,34 @@ impl BTree {
     /// Optimistic write path: the leaf for `key`, X-latched in `mtr`, reached with S
     /// latches above it.
     fn leaf_for_write(&self, mtr: &mut Mtr, key: &[u8]) -> Result<Slot> {
+        for _ in 0..OPTIMISTIC_TRIES {
+            let parent = match self.descend_opt(|p| node::child_for(p, key)) {
+                Opt::Done(p) => p,
+                Opt::Retry => continue,
+                Opt::Fallback => break,
+            };
+            let pp = parent.page();
+            if pp.node_level() == 0 {
+                break; // the root is the leaf: the latched path below
+            }
+            let c = node::child_for(&pp, key);
+            if !parent.validate() {
+                continue;
+            }
+            // Latch the leaf, then check that the parent still routes `key` to it:
+            // moving keys out of a leaf (split, merge) changes its parent.
+            let s = mtr.x_latch(self.page_id(c));
+            if !parent.validate() {
+                if let Ok(s) = s {
+                    mtr.release(s);
+                }
+                continue;
+            }
+            let s = s?;
+            let id = mtr.id(s);
+            self.validate(mtr.page(s), id, Some(0))?;
+            return Ok(s);
+        }
         let root_id = self.page_id(self.root);
         loop {
             let root = self.pool.fetch_read(root_id)?;
@@ -216,7 +296,7 @@ impl BTree {
             }
             let mut p = root;
             loop {
-                let c = node::child_for(&p, key);
+                let c = node::child_for(&p[..], key);
                 if node::level(&p) == 1 {
                     let s = mtr.x_latch(self.page_id(c))?;
                     let id = mtr.id(s);
@@ -228,13 +308,107 @@ impl BTree {
         }
     }
 
+    /// Latch-free descent (optimistic lock coupling, as in Leis et al., "Optimistic
+    /// Lock Coupling", 2019) from the root to the level-1 node on the way to a leaf
+    /// (the root itself if it is a leaf), choosing each child with `pick`. A child's
+    /// version is taken before its parent is validated, so the node returned was on
+    /// the right path at that moment; the caller reads it and validates it in turn.
+    fn descend_opt(&self, mut pick: impl FnMut(&OptPage<'_>) -> u32) -> Opt<Optimistic<'_>> {
+        let Some(mut cur) = self.pool.optimistic(self.page_id(self.root)) else {
+            return Opt::Fallback;
+        };
+        let mut expect = None;
+        for _ in 0..HEIGHT_MAX {
+            let p = cur.page();
+            if !node::is_node_opt(&p, self.index_id, expect) {
+                // Torn by a writer, or really not ours: the latched path decides.
+                return if cur.validate() {
+                    Opt::Fallback
+                } else {
+                    Opt::Retry
+                };
+            }
+            let level = p.node_level();
+            if level <= 1 {
+                return Opt::Done(cur);
+            }
+            let next = self.pool.optimistic(self.page_id(pick(&p)));
+            if !cur.validate() {
+                return Opt::Retry;
+            }
+            let Some(next) = next else {
+                return Opt::Fallback;
+            };
+            cur = next;
+            expect = Some(level - 1);
+        }
+        Opt::Fallback
+    }
+
     /// The value stored for `key`.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        for _ in 0..OPTIMISTIC_TRIES {
+            match self.get_opt(key)? {
+                Opt::Done(v) => return Ok(v),
+                Opt::Retry => continue,
+                Opt::Fallback => break,
+            }
+        }
         let leaf = self.leaf_for_read(key)?;
-        match node::search(&leaf, key) {
+        match node::search(&leaf[..], key) {
             Ok(i) => Ok(Some(self.materialize(node::leaf_value(&leaf, i))?)),
             Err(_) => Ok(None),
         }
+    }
+
+    /// `get` without latches above the leaf, and without any latch when the leaf is
+    /// cached and young: a hot point lookup writes no shared cache line.
+    fn get_opt(&self, key: &[u8]) -> Result<Opt<Option<Vec<u8>>>> {
+        let found = |r: OptValue| match r {
+            OptValue::Absent => Opt::Done(None),
+            OptValue::Inline(v) => Opt::Done(Some(v)),
+            OptValue::Overflow => Opt::Fallback,
+        };
+        let parent = match self.descend_opt(|p| node::child_for(p, key)) {
+            Opt::Done(p) => p,
+            Opt::Retry => return Ok(Opt::Retry),
+            Opt::Fallback => return Ok(Opt::Fallback),
+        };
+        let pp = parent.page();
+        if pp.node_level() == 0 {
+            let r = node::leaf_get_opt(&pp, key);
+            return Ok(if parent.validate() {
+                found(r)
+            } else {
+                Opt::Retry
+            });
+        }
+        let leaf_id = self.page_id(node::child_for(&pp, key));
+        if let Some(leaf) = self.pool.optimistic(leaf_id) {
+            if !parent.validate() {
+                return Ok(Opt::Retry);
+            }
+            let lp = leaf.page();
+            let ours = node::is_node_opt(&lp, self.index_id, Some(0));
+            let r = node::leaf_get_opt(&lp, key);
+            return Ok(match (leaf.validate(), ours) {
+                (false, _) => Opt::Retry,
+                (true, false) => Opt::Fallback,
+                (true, true) => found(r),
+            });
+        }
+        // The leaf is not cached, or old in the LRU: latch it (reading it from disk
+        // if need be), then check that the parent still routes `key` to it.
+        let leaf = self.pool.fetch_read(leaf_id);
+        if !parent.validate() {
+            return Ok(Opt::Retry);
+        }
+        let leaf = leaf?;
+        self.validate(&leaf, leaf_id, Some(0))?;
+        Ok(Opt::Done(match node::search(&leaf[..], key) {
+            Ok(i) => Some(self.materialize(node::leaf_value(&leaf, i))?),
+            Err(_) => None,
+        }))
     }
 
     fn materialize(&self, v: Stored<'_>) -> Result<Vec<u8>> {
@@ -831,43 +1005,7 @@ impl BTree {
         max: usize,
         out: &mut VecDeque<(Vec<u8>, Vec<u8>)>,
     ) -> Result<Option<Bound<Vec<u8>>>> {
-        // Descend, tracking the fences of the subtree: lo ≤ keys < hi.
-        let root_id = self.page_id(self.root);
-        let mut p = self.pool.fetch_read(root_id)?;
-        self.validate(&p, root_id, None)?;
-        let (mut lo, mut hi): (Option<Vec<u8>>, Option<Vec<u8>>) = (None, None);
-        while !node::is_leaf(&p) {
-            let n = node::n_slots(&p);
-            // Which child: ascending wants the subtree holding `start`; descending the
-            // one holding the largest key below (or at) `start`.
-            let idx: isize = match (start, descending) {
-                (Bound::Unbounded, false) => -1,
-                (Bound::Unbounded, true) => n as isize - 1,
-                (Bound::Included(k) | Bound::Excluded(k), false) => match node::search(&p, k) {
-                    Ok(i) => i as isize,
-                    Err(i) => i as isize - 1,
-                },
-                (Bound::Included(k), true) => match node::search(&p, k) {
-                    Ok(i) => i as isize,
-                    Err(i) => i as isize - 1,
-                },
-                (Bound::Excluded(k), true) => match node::search(&p, k) {
-                    Ok(i) | Err(i) => i as isize - 1,
-                },
-            };
-            if idx >= 0 {
-                lo = Some(node::key(&p, idx as usize).to_vec());
-            }
-            if ((idx + 1) as usize) < n {
-                hi = Some(node::key(&p, (idx + 1) as usize).to_vec());
-            }
-            let c = if idx < 0 {
-                node::leftmost(&p)
-            } else {
-                node::child(&p, idx as usize)
-            };
-            p = self.fetch_child(&p, c)?;
-        }
+        let (p, lo, hi) = self.scan_leaf(start, descending)?;
         let n = node::n_slots(&p);
         let in_start = |k: &[u8]| match start {
             Bound::Unbounded => true,
@@ -931,6 +1069,56 @@ impl BTree {
         } else {
             hi.map(Bound::Included)
         })
+    }
+
+    /// The S-latched leaf a cursor at `start` reads next, with its fences (lo ≤ keys <
+    /// hi), reached latch-free above the leaf when possible.
+    fn scan_leaf(&self, start: &Bound<Vec<u8>>, descending: bool) -> Result<ScanLeaf> {
+        for _ in 0..OPTIMISTIC_TRIES {
+            match self.scan_leaf_opt(start, descending)? {
+                Opt::Done(r) => return Ok(r),
+                Opt::Retry => continue,
+                Opt::Fallback => break,
+            }
+        }
+        // Latched: S-coupled from the root.
+        let root_id = self.page_id(self.root);
+        let mut p = self.pool.fetch_read(root_id)?;
+        self.validate(&p, root_id, None)?;
+        let (mut lo, mut hi) = (None, None);
+        while !node::is_leaf(&p) {
+            let (c, l, h) = scan_child(&p[..], start, descending);
+            lo = l.or(lo);
+            hi = h.or(hi);
+            p = self.fetch_child(&p, c)?;
+        }
+        Ok((p, lo, hi))
+    }
+
+    fn scan_leaf_opt(&self, start: &Bound<Vec<u8>>, descending: bool) -> Result<Opt<ScanLeaf>> {
+        let (mut lo, mut hi) = (None, None);
+        let mut fences = |(c, l, h): (u32, Option<Vec<u8>>, Option<Vec<u8>>)| {
+            lo = l.or(lo.take());
+            hi = h.or(hi.take());
+            c
+        };
+        let parent = match self.descend_opt(|p| fences(scan_child(p, start, descending))) {
+            Opt::Done(p) => p,
+            Opt::Retry => return Ok(Opt::Retry),
+            Opt::Fallback => return Ok(Opt::Fallback),
+        };
+        let pp = parent.page();
+        if pp.node_level() == 0 {
+            return Ok(Opt::Fallback); // a one-page tree: latch the root
+        }
+        let leaf_id = self.page_id(fences(scan_child(&pp, start, descending)));
+        let leaf = self.pool.fetch_read(leaf_id);
+        if !parent.validate() {
+            return Ok(Opt::Retry);
+        }
+        let leaf = leaf?;
+        self.validate(&leaf, leaf_id, Some(0))?;
+        Ok(Opt::Done((leaf, lo, hi)))
     }
 
     /// Verifies the whole tree: node invariants, levels, key fences, the leaf chain.

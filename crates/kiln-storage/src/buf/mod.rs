@@ -27,6 +27,7 @@
 //! checkpoints), `flush_all` (shutdown, tests) and eviction of a dirty frame.
 
 pub mod lru;
+pub mod optimistic;
 
 use std::collections::{BTreeSet, HashMap};
 use std::io;
@@ -42,13 +43,55 @@ use crate::io::DataFile;
 use crate::io::batch::{BatchIo, ReadOp, WriteOp};
 use crate::page::{self, PAGE_SIZE, PageBuf, PageId};
 use lru::Lru;
+use optimistic::{OptPage, PageVersion};
 
 const NO_PAGE: u64 = u64::MAX;
 /// Consecutive misses that start linear read-ahead, and how far it reads.
 const READ_AHEAD_RUN: u32 = 8;
 const READ_AHEAD_PAGES: u32 = 64;
 
-type FrameWrite = ArcRwLockWriteGuard<RawRwLock, Box<PageBuf>>;
+/// The X latch of a frame being filled on a miss (claim → read → admit/abandon),
+/// bracketed by version bumps like every X latch (see `optimistic.rs`).
+struct FrameWrite<'a> {
+    guard: ArcRwLockWriteGuard<RawRwLock, Box<PageBuf>>,
+    version: &'a PageVersion,
+}
+
+impl<'a> FrameWrite<'a> {
+    fn new(frame: &'a Frame) -> FrameWrite<'a> {
+        let guard = frame.latch.write_arc();
+        frame.version.write_begin();
+        FrameWrite {
+            guard,
+            version: &frame.version,
+        }
+    }
+}
+
+impl Drop for FrameWrite<'_> {
+    fn drop(&mut self) {
+        self.version.write_end();
+    }
+}
+
+impl std::ops::Deref for FrameWrite<'_> {
+    type Target = PageBuf;
+    fn deref(&self) -> &PageBuf {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for FrameWrite<'_> {
+    fn deref_mut(&mut self) -> &mut PageBuf {
+        &mut self.guard
+    }
+}
+
+/// Mixes a page id for the page hash and the optimistic hint table.
+fn mix(key: u64) -> u64 {
+    let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h ^ (h >> 29)
+}
 
 /// Hasher for the page hash: keys are page ids, not attacker-chosen strings, so a
 /// multiply-xorshift is enough (SipHash was a sixth of a cached lookup).
@@ -66,8 +109,7 @@ struct PageIdHasher(u64);
 
 impl std::hash::Hasher for PageIdHasher {
     fn finish(&self) -> u64 {
-        let h = self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        h ^ (h >> 29)
+        mix(self.0)
     }
     fn write(&mut self, bytes: &[u8]) {
         for b in bytes {
@@ -144,8 +186,22 @@ pub struct PoolStats {
     pub read_ahead: ShardedCounter,
 }
 
+/// The address of a frame's page bytes, for optimistic readers.
+struct FrameBytes(*const u8);
+
+// SAFETY: the pointer is only dereferenced through `OptPage`, whose reads are racy by
+// design and validated by the frame's version (optimistic.rs); the buffer it points
+// at is owned by the frame's latch and lives, unmoved, as long as the pool.
+unsafe impl Send for FrameBytes {}
+// SAFETY: as for Send: sharing the address is harmless, every access is validated.
+unsafe impl Sync for FrameBytes {}
+
 struct Frame {
     latch: Arc<RwLock<Box<PageBuf>>>,
+    /// Bumped around every X latch: optimistic readers validate against it.
+    version: PageVersion,
+    /// The bytes behind `latch` (the Box is never replaced, so they never move).
+    bytes: FrameBytes,
     id: AtomicU64,
     pin: AtomicU32,
     dirty: AtomicBool,
@@ -169,10 +225,58 @@ struct Lists {
 struct Instance {
     frames: Box<[Frame]>,
     hash: RwLock<HashMap<u64, u32, PageIdHash>>,
+    /// Latch-free hints for optimistic reads: slot `mix(id) & hint_mask` holds a page
+    /// id and the frame it was last seen in. Racy and possibly stale on purpose — a
+    /// reader trusts neither, it checks the frame's own id under its version.
+    hint_key: Box<[AtomicU64]>,
+    hint_frame: Box<[AtomicU32]>,
+    hint_mask: usize,
     lists: Mutex<Lists>,
     flush_list: Mutex<BTreeSet<(u64, u32)>>,
     /// Frames evicted so far (the clock `young_stamp` is measured in).
     evictions: AtomicU64,
+}
+
+impl Instance {
+    /// Whether a frame was made young fewer than a quarter-pool of evictions ago, so
+    /// that a hit need not touch the LRU.
+    fn recently_young(&self, frame: &Frame) -> bool {
+        let stamp = frame.young_stamp.load(Ordering::Relaxed);
+        stamp != u64::MAX
+            && self.evictions.load(Ordering::Relaxed).saturating_sub(stamp)
+                < (self.frames.len() / 4) as u64
+    }
+
+    fn set_hint(&self, key: u64, f: u32) {
+        let slot = mix(key) as usize & self.hint_mask;
+        // Load first: a hot page's slot stays a read-only cache line.
+        if self.hint_key[slot].load(Ordering::Relaxed) != key
+            || self.hint_frame[slot].load(Ordering::Relaxed) != f
+        {
+            self.hint_frame[slot].store(f, Ordering::Relaxed);
+            self.hint_key[slot].store(key, Ordering::Release);
+        }
+    }
+}
+
+/// A page being read without a latch (see `optimistic.rs`): what is read through
+/// `page()` counts only if `validate()` is true afterwards.
+pub struct Optimistic<'a> {
+    frame: &'a Frame,
+    version: u64,
+}
+
+impl<'a> Optimistic<'a> {
+    pub fn page(&self) -> OptPage<'a> {
+        // SAFETY: the frame's buffer lives, unmoved, as long as the pool, which `'a`
+        // borrows.
+        unsafe { OptPage::new(self.frame.bytes.0) }
+    }
+
+    /// Whether the page was not changed (nor replaced) since `optimistic` returned.
+    pub fn validate(&self) -> bool {
+        self.frame.version.validate(self.version)
+    }
 }
 
 /// What must happen before a page image reaches its file.
@@ -266,6 +370,11 @@ impl std::ops::Deref for PageRead {
 }
 
 impl PageWrite {
+    fn new(guard: ArcRwLockWriteGuard<RawRwLock, Box<PageBuf>>, pin: Pin) -> PageWrite {
+        pin.frame().version.write_begin();
+        PageWrite { guard, pin }
+    }
+
     pub fn id(&self) -> PageId {
         PageId::from_u64(self.pin.frame().id.load(Ordering::Relaxed))
     }
@@ -287,6 +396,13 @@ impl PageWrite {
     }
 }
 
+impl Drop for PageWrite {
+    fn drop(&mut self) {
+        // Before the latch itself is released (fields drop after this).
+        self.pin.frame().version.write_end();
+    }
+}
+
 impl std::ops::Deref for PageWrite {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
@@ -305,11 +421,19 @@ impl BufferPool {
         let instances_n = config.instances.clamp(1, 64);
         let total_frames = (config.size_bytes / PAGE_SIZE).max(16 * instances_n);
         let per = total_frames / instances_n;
+        let hints = (per * 2).next_power_of_two();
         let instances = (0..instances_n)
             .map(|_| Instance {
                 frames: (0..per)
-                    .map(|_| Frame {
-                        latch: Arc::new(RwLock::new(PageBuf::zeroed())),
+                    .map(|_| {
+                        let buf = PageBuf::zeroed();
+                        let bytes = FrameBytes(buf.0.as_ptr());
+                        (buf, bytes)
+                    })
+                    .map(|(buf, bytes)| Frame {
+                        latch: Arc::new(RwLock::new(buf)),
+                        version: PageVersion::new(),
+                        bytes,
                         id: AtomicU64::new(NO_PAGE),
                         pin: AtomicU32::new(0),
                         dirty: AtomicBool::new(false),
@@ -320,6 +444,9 @@ impl BufferPool {
                     })
                     .collect(),
                 hash: RwLock::new(HashMap::with_capacity_and_hasher(per, PageIdHash)),
+                hint_key: (0..hints).map(|_| AtomicU64::new(NO_PAGE)).collect(),
+                hint_frame: (0..hints).map(|_| AtomicU32::new(0)).collect(),
+                hint_mask: hints - 1,
                 lists: Mutex::new(Lists {
                     free: (0..per as u32).rev().collect(),
                     lru: Lru::new(per, config.old_blocks_pct),
@@ -430,6 +557,7 @@ impl BufferPool {
                     frame: f,
                 };
                 self.touch(inst, f);
+                inst.set_hint(key, f);
                 // A read may still be in progress (it holds the X latch): the caller
                 // latches the page and then checks `holds` — a failed read leaves the
                 // frame with no page.
@@ -467,11 +595,11 @@ impl BufferPool {
 
     /// Takes a frame for page `key` and maps it, X-latched and pinned once: the
     /// caller fills it, then `admit`s or `abandon`s it. None: already mapped.
-    fn claim(&self, inst_no: u32, key: u64) -> Result<Option<(u32, FrameWrite)>, BufError> {
+    fn claim(&self, inst_no: u32, key: u64) -> Result<Option<(u32, FrameWrite<'_>)>, BufError> {
         let inst = &self.instances[inst_no as usize];
         let f = self.take_free_frame(inst_no)?;
         let frame = &inst.frames[f as usize];
-        let w = frame.latch.write_arc();
+        let w = FrameWrite::new(frame);
         frame.id.store(key, Ordering::Release);
         frame.pin.store(1, Ordering::Release);
         let mut h = inst.hash.write();
@@ -499,6 +627,7 @@ impl BufferPool {
 
     /// A claimed frame now holding its page: onto the LRU's old sublist.
     fn admit(&self, inst: &Instance, f: u32) {
+        inst.set_hint(inst.frames[f as usize].id.load(Ordering::Relaxed), f);
         inst.frames[f as usize]
             .young_stamp
             .store(u64::MAX, Ordering::Relaxed);
@@ -617,11 +746,7 @@ impl BufferPool {
     /// A hit: an old page touched again after old_blocks_time becomes young.
     fn touch(&self, inst: &Instance, f: u32) {
         let frame = &inst.frames[f as usize];
-        let stamp = frame.young_stamp.load(Ordering::Relaxed);
-        if stamp != u64::MAX
-            && inst.evictions.load(Ordering::Relaxed).saturating_sub(stamp)
-                < (inst.frames.len() / 4) as u64
-        {
+        if inst.recently_young(frame) {
             return; // young, and not long ago: still near the head of the LRU
         }
         let first = frame.first_access_ms.load(Ordering::Relaxed);
@@ -783,6 +908,26 @@ impl BufferPool {
         inst.flush_list.lock().remove(&(lsn, f));
     }
 
+    /// The page `id` for a latch-free read, if it is cached, young and not being
+    /// written: no shared cache line is written. None: use `fetch_read`.
+    pub fn optimistic(&self, id: PageId) -> Option<Optimistic<'_>> {
+        let key = id.as_u64();
+        let inst = &self.instances[self.instance_of(id) as usize];
+        let slot = mix(key) as usize & inst.hint_mask;
+        if inst.hint_key[slot].load(Ordering::Acquire) != key {
+            return None;
+        }
+        let frame = inst
+            .frames
+            .get(inst.hint_frame[slot].load(Ordering::Acquire) as usize)?;
+        let version = frame.version.read_begin()?;
+        if frame.id.load(Ordering::Acquire) != key || !inst.recently_young(frame) {
+            return None;
+        }
+        self.stats.read_requests.inc();
+        Some(Optimistic { frame, version })
+    }
+
     /// Reads a page with a shared latch.
     pub fn fetch_read(self: &Arc<Self>, id: PageId) -> Result<PageRead, BufError> {
         loop {
@@ -801,7 +946,7 @@ impl BufferPool {
         let Some(guard) = pin.frame().latch.try_write_arc() else {
             return Ok(None);
         };
-        Ok(pin.holds(id).then_some(PageWrite { guard, pin }))
+        Ok(pin.holds(id).then(|| PageWrite::new(guard, pin)))
     }
 
     /// Reads a page with an exclusive latch.
@@ -810,7 +955,7 @@ impl BufferPool {
             let pin = self.pin(id, false)?;
             let guard = pin.frame().latch.write_arc();
             if pin.holds(id) {
-                return Ok(PageWrite { guard, pin });
+                return Ok(PageWrite::new(guard, pin));
             }
         }
     }
@@ -819,10 +964,11 @@ impl BufferPool {
     pub fn fetch_new(self: &Arc<Self>, id: PageId) -> Result<PageWrite, BufError> {
         loop {
             let pin = self.pin(id, true)?;
-            let mut guard = pin.frame().latch.write_arc();
+            let guard = pin.frame().latch.write_arc();
             if pin.holds(id) {
-                guard.0.fill(0);
-                return Ok(PageWrite { guard, pin });
+                let mut w = PageWrite::new(guard, pin);
+                w.guard.0.fill(0);
+                return Ok(w);
             }
         }
     }
