@@ -121,11 +121,53 @@ fn main() {
         e.shutdown().unwrap();
         return;
     }
+    if args.get(3).is_some_and(|a| a == "durable") {
+        bench_durable(&base);
+        return;
+    }
     if !only_recovery {
         run_all_but_recovery(&base);
     }
     bench_recovery(&base, redo_mb);
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Durable commits: 1 thread, then 8 threads sharing fsyncs.
+fn bench_durable(base: &Path) {
+    for (threads, per) in [(1usize, 3000u64), (8, 3000)] {
+        let (e, t, _) = fresh(base, "durable", cfg(256, 256, true));
+        let fsyncs0 = e.log().stats.fsyncs.load(Ordering::Relaxed);
+        let t0 = Instant::now();
+        let hs: Vec<_> = (0..threads)
+            .map(|th| {
+                let (e, t) = (e.clone(), t.clone());
+                std::thread::spawn(move || {
+                    let mut r = Rng(th as u64 + 1);
+                    for _ in 0..per {
+                        let lsn = t.upsert(&r.next_u64().to_be_bytes(), &[1u8; 100]).unwrap();
+                        e.sync_to(lsn).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for h in hs {
+            h.join().unwrap();
+        }
+        let secs = t0.elapsed().as_secs_f64();
+        let fsyncs = e.log().stats.fsyncs.load(Ordering::Relaxed) - fsyncs0;
+        let total = threads as u64 * per;
+        report(
+            &format!("durable insert (flush_log_at_trx_commit=1), {threads} threads"),
+            total,
+            secs,
+        );
+        println!(
+            "{:<58} {:>12.2} commits/fsync",
+            "  group commit",
+            total as f64 / fsyncs.max(1) as f64
+        );
+        e.shutdown().unwrap();
+    }
 }
 
 fn run_all_but_recovery(base: &Path) {
@@ -173,41 +215,7 @@ fn run_all_but_recovery(base: &Path) {
     e.shutdown().unwrap();
     drop((t, e));
 
-    // Durable commits: 1 thread, then 8 threads sharing fsyncs.
-    for (threads, per) in [(1usize, 3000u64), (8, 3000)] {
-        let (e, t, _) = fresh(&base, "durable", cfg(256, 256, true));
-        let fsyncs0 = e.log().stats.fsyncs.load(Ordering::Relaxed);
-        let t0 = Instant::now();
-        let hs: Vec<_> = (0..threads)
-            .map(|th| {
-                let (e, t) = (e.clone(), t.clone());
-                std::thread::spawn(move || {
-                    let mut r = Rng(th as u64 + 1);
-                    for _ in 0..per {
-                        let lsn = t.upsert(&r.next_u64().to_be_bytes(), &[1u8; 100]).unwrap();
-                        e.sync_to(lsn).unwrap();
-                    }
-                })
-            })
-            .collect();
-        for h in hs {
-            h.join().unwrap();
-        }
-        let secs = t0.elapsed().as_secs_f64();
-        let fsyncs = e.log().stats.fsyncs.load(Ordering::Relaxed) - fsyncs0;
-        let total = threads as u64 * per;
-        report(
-            &format!("durable insert (flush_log_at_trx_commit=1), {threads} threads"),
-            total,
-            secs,
-        );
-        println!(
-            "{:<58} {:>12.2} commits/fsync",
-            "  group commit",
-            total as f64 / fsyncs.max(1) as f64
-        );
-        e.shutdown().unwrap();
-    }
+    bench_durable(&base);
 
     // Pool a quarter of the data: lookups miss.
     let rows = 400_000u64; // ~60 MB of leaves

@@ -39,13 +39,19 @@
 //! full, and a mini-transaction logs at most `GROUP_MAX` bytes, so in-flight groups fit
 //! in the other half. Running out anyway is an error that stops the log.
 //!
-//! Concurrency: `append` (mini-transaction commit) copies a group into the in-memory
-//! buffer under `state`, a mutex held for a memcpy. Durability (`flush_to`) is group
-//! commit: one leader at a time writes and fsyncs everything buffered so far; the
-//! followers sleep on a condition variable and usually wake to find their LSN durable. `order` is held shared from LSN reservation until the pages of the
-//! mini-transaction are marked dirty; the checkpoint takes it exclusively to read an
-//! LSN below which every mini-transaction's pages are on the flush list.
+//! Concurrency: `append` (mini-transaction commit) takes no lock: it reserves its LSN
+//! range with an atomic add and copies its group into the in-memory ring in parallel
+//! with other committers (`buffer.rs`, MySQL 8.0's design). Durability (`flush_to`) is
+//! group commit: one leader at a time drains everything contiguously copied so far,
+//! writes it and fsyncs; the followers sleep on a condition variable and usually wake
+//! to find their LSN durable. (MySQL 8.0 runs dedicated log_writer and log_flusher
+//! threads instead; on small machines a committer acting as leader saves two thread
+//! hand-offs per commit, and the 1-second `flusher` covers modes 0 and 2.) `order`
+//! is held shared from LSN reservation until the pages of the mini-transaction are
+//! marked dirty; the checkpoint takes it exclusively to read an LSN below which every
+//! mini-transaction's pages are on the flush list.
 
+pub mod buffer;
 pub mod flusher;
 pub mod record;
 
@@ -56,6 +62,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use parking_lot::{Condvar, Mutex, RwLock};
 
 use crate::io::DataFile;
+use buffer::LogBuffer;
+use kiln_common::counter::ShardedCounter;
 
 /// First LSN of a new log: page LSN 0 means "never logged".
 pub const LSN_START: u64 = 8192;
@@ -105,27 +113,20 @@ impl From<io::Error> for LogError {
     }
 }
 
-struct State {
-    /// Groups not yet written, starting at LSN `buf_lsn`.
-    buf: Vec<u8>,
-    buf_lsn: u64,
-    /// Next LSN to hand out.
-    lsn: u64,
-}
-
 /// Counters (Innodb_redo_log_* / Innodb_os_log_*).
 #[derive(Default)]
 pub struct LogStats {
     pub writes: AtomicU64,
     pub fsyncs: AtomicU64,
-    pub groups: AtomicU64,
+    /// Mini-transaction groups appended (sharded: every commit counts one).
+    pub groups: ShardedCounter,
     pub bytes: AtomicU64,
 }
 
 pub struct Log {
     file: Arc<dyn DataFile>,
     capacity: u64,
-    state: Mutex<State>,
+    buf: LogBuffer,
     writer: Mutex<()>,
     /// Held shared by committing mini-transactions, exclusively by the checkpoint.
     pub order: RwLock<()>,
@@ -274,11 +275,7 @@ impl Log {
         Arc::new(Log {
             file,
             capacity,
-            state: Mutex::new(State {
-                buf: Vec::with_capacity(1 << 20),
-                buf_lsn: lsn,
-                lsn,
-            }),
+            buf: LogBuffer::new(lsn),
             writer: Mutex::new(()),
             order: RwLock::new(()),
             written_lsn: AtomicU64::new(lsn),
@@ -301,7 +298,7 @@ impl Log {
 
     /// The next LSN to be handed out (the end of everything appended).
     pub fn current_lsn(&self) -> u64 {
-        self.state.lock().lsn
+        self.buf.reserved()
     }
 
     pub fn flushed_lsn(&self) -> u64 {
@@ -341,21 +338,30 @@ impl Log {
             "group of {} bytes",
             payload.len()
         );
-        let mut st = self.state.lock();
-        let start = st.lsn;
+        let r = self.buf.reserve((GROUP_HEADER + payload.len()) as u64);
+        let (start, end) = (r.start, r.end);
         let mut h = [0u8; GROUP_HEADER];
         h[0..4].copy_from_slice(&(payload.len() as u32).to_le_bytes());
         h[4..12].copy_from_slice(&start.to_le_bytes());
         h[12..16].copy_from_slice(&self.generation.to_le_bytes());
         let c = crc32c::crc32c_append(crc32c::crc32c(&h[0..16]), payload);
         h[16..20].copy_from_slice(&c.to_le_bytes());
-        st.buf.extend_from_slice(&h);
-        st.buf.extend_from_slice(payload);
-        st.lsn = start + (GROUP_HEADER + payload.len()) as u64;
-        let end = st.lsn;
-        drop(st);
-        self.stats.groups.fetch_add(1, Ordering::Relaxed);
+        while !self.buf.has_room(&r) {
+            self.make_room();
+        }
+        self.buf.fill(r, &[&h, payload]);
+        self.stats.groups.inc();
         (start, end)
+    }
+
+    /// The buffer is full: write out what is ready (or let the current leader do it).
+    fn make_room(&self) {
+        match self.writer.try_lock() {
+            Some(_w) => {
+                let _ = self.drain_locked();
+            }
+            None => std::thread::yield_now(),
+        }
     }
 
     /// Writes (without fsync) everything appended up to at least `lsn`.
@@ -369,6 +375,25 @@ impl Log {
     }
 
     fn persist(&self, lsn: u64, sync: bool) -> Result<(), LogError> {
+        // Nothing past the reserved end can be waited for.
+        let lsn = lsn.min(self.buf.reserved());
+        loop {
+            self.persist_once(lsn, sync)?;
+            let done = if sync {
+                self.flushed_lsn.load(Ordering::Acquire)
+            } else {
+                self.written_lsn.load(Ordering::Acquire)
+            };
+            if done >= lsn {
+                return Ok(());
+            }
+            // A group below `lsn` is still being copied in by its committer (which
+            // never waits once copying): let it finish.
+            std::thread::yield_now();
+        }
+    }
+
+    fn persist_once(&self, lsn: u64, sync: bool) -> Result<(), LogError> {
         let done = |s: &Self| {
             if sync {
                 s.flushed_lsn.load(Ordering::Acquire)
@@ -397,18 +422,23 @@ impl Log {
         }
         let res = {
             let _w = self.writer.lock();
-            match self.failed.lock().clone() {
-                Some(why) => Err(LogError::Failed(why)),
-                None => self.persist_locked(sync),
-            }
+            self.persist_locked(sync)
         };
-        if let Err(e @ LogError::Io(_)) = &res {
-            tracing::error!("redo log: {e}; no further commits will be acknowledged");
-            *self.failed.lock() = Some(e.to_string());
+        if let Err(e) = &res {
+            self.stop(e);
         }
         *self.flushing.lock() = false;
         self.flush_cv.notify_all();
         res
+    }
+
+    /// Stops the log at its first I/O error (later errors are its consequences).
+    fn stop(&self, e: &LogError) {
+        let mut failed = self.failed.lock();
+        if let (LogError::Io(_), None) = (e, &*failed) {
+            tracing::error!("redo log: {e}; no further commits will be acknowledged");
+            *failed = Some(e.to_string());
+        }
     }
 
     /// Whether an I/O error stopped the log.
@@ -416,33 +446,47 @@ impl Log {
         self.failed.lock().is_some()
     }
 
-    fn persist_locked(&self, sync: bool) -> Result<(), LogError> {
-        let (bytes, from) = {
-            let mut st = self.state.lock();
-            let from = st.buf_lsn;
-            let fresh = Vec::with_capacity(st.buf.capacity().min(4 << 20));
-            let bytes = std::mem::replace(&mut st.buf, fresh);
-            st.buf_lsn = st.lsn;
-            (bytes, from)
-        };
-        let to = from + bytes.len() as u64;
-        if to - self.checkpoint_lsn() > self.capacity {
-            // `free_check` keeps this from happening; if it does, writing would
-            // overwrite log the last checkpoint needs. Stop instead.
-            return Err(LogError::Io(io::Error::other(format!(
-                "redo log ring overflow: {} bytes since the checkpoint, capacity {}; raise innodb_redo_log_capacity",
-                to - self.checkpoint_lsn(),
-                self.capacity
-            ))));
+    /// Writes what the buffer has ready (holding `writer`). After a failure the bytes
+    /// are dropped instead — they can never be made durable, and committers waiting
+    /// for buffer space must not hang — and the failure is returned.
+    fn drain_locked(&self) -> Result<u64, LogError> {
+        if let Some(why) = self.failed.lock().clone() {
+            let _ = self.buf.drain(|_, _, _| Ok::<(), ()>(()));
+            return Err(LogError::Failed(why));
         }
-        if !bytes.is_empty() {
-            self.write_ring(from, &bytes)?;
-            self.written_lsn.store(to, Ordering::Release);
+        let to = self.buf.drain(|from, a, b| {
+            let to = from + (a.len() + b.len()) as u64;
+            if to - self.checkpoint_lsn() > self.capacity {
+                // `free_check` keeps this from happening; if it does, writing would
+                // overwrite log the last checkpoint needs. Stop instead.
+                return Err(LogError::Io(io::Error::other(format!(
+                    "redo log ring overflow: {} bytes since the checkpoint, capacity {}; raise innodb_redo_log_capacity",
+                    to - self.checkpoint_lsn(),
+                    self.capacity
+                ))));
+            }
+            self.write_ring(from, a)?;
+            self.write_ring(from + a.len() as u64, b)?;
             self.stats.writes.fetch_add(1, Ordering::Relaxed);
             self.stats
                 .bytes
-                .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                .fetch_add((a.len() + b.len()) as u64, Ordering::Relaxed);
+            Ok(())
+        });
+        match to {
+            Ok(to) => {
+                self.written_lsn.fetch_max(to, Ordering::AcqRel);
+                Ok(to)
+            }
+            Err(e) => {
+                self.stop(&e);
+                Err(e)
+            }
         }
+    }
+
+    fn persist_locked(&self, sync: bool) -> Result<(), LogError> {
+        let to = self.drain_locked()?;
         if sync && self.flushed_lsn.load(Ordering::Acquire) < to {
             self.file.sync()?;
             self.stats.fsyncs.fetch_add(1, Ordering::Relaxed);
@@ -452,6 +496,9 @@ impl Log {
     }
 
     fn write_ring(&self, from: u64, bytes: &[u8]) -> io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
         let pos = from % self.capacity;
         let first = ((self.capacity - pos) as usize).min(bytes.len());
         self.file.write_at(&bytes[..first], RING_OFF + pos)?;
