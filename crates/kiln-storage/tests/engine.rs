@@ -824,3 +824,65 @@ fn drop_space_is_durable_and_ids_are_never_reused() {
     let c = e.create_space("db/c.ibd").unwrap();
     assert!(c.id > id_new);
 }
+
+#[test]
+fn internal_nodes_merge_and_the_root_lowers_after_deletes() {
+    let vfs = MemVfs::new();
+    let e = open(&vfs, &config(1024, 32 << 20, false));
+    let s = e.create_space("shrink.ibd").unwrap();
+    let t = e.create_tree(&s, 1).unwrap();
+    // 200-byte keys differing only at the end (so suffix truncation cannot shorten
+    // the separators): ~75 per internal node, and 20,000 rows make 3 levels.
+    let key = |i: u32| {
+        let mut k = vec![b'k'; 196];
+        k.extend_from_slice(&i.to_be_bytes());
+        k
+    };
+    for i in 0..20_000u32 {
+        t.insert(&key(i), &[2u8; 100]).unwrap();
+    }
+    let full = t.check().unwrap();
+    assert!(full.height >= 3, "{full:?}");
+    // Keep every 100th row, deleting in an interleaved order so that merges happen
+    // all over the tree, not only at one edge.
+    let mut model = Model::new();
+    for phase in 0..4u32 {
+        for i in (phase..20_000).step_by(4) {
+            if i % 100 == 0 {
+                model.insert(key(i), vec![2u8; 100]);
+            } else {
+                t.delete(&key(i)).unwrap();
+            }
+        }
+        t.check().unwrap();
+    }
+    let sparse = t.check().unwrap();
+    assert_eq!(sparse.records, 200);
+    assert!(
+        sparse.internal * 5 <= full.internal && sparse.height < full.height,
+        "internal nodes {} -> {}, height {} -> {}",
+        full.internal,
+        sparse.internal,
+        full.height,
+        sparse.height
+    );
+    assert_eq!(dump(&t), model);
+    // Everything gone: the root is an empty leaf again, and the tree still works.
+    for k in model.keys() {
+        t.delete(k).unwrap();
+    }
+    let empty = t.check().unwrap();
+    assert_eq!((empty.height, empty.records, empty.internal), (1, 0, 0));
+    for i in 0..5000u32 {
+        t.insert(&key(i), &[3u8; 100]).unwrap();
+    }
+    assert_eq!(t.check().unwrap().records, 5000);
+    // Restart: the merged tree is what recovery and the files hold.
+    let id = s.id;
+    drop((t, s));
+    e.shutdown().unwrap();
+    let e = open(&vfs, &config(1024, 32 << 20, false));
+    let s = e.space(id).expect("space reopened");
+    let t = e.open_tree(&s, 1).unwrap().expect("tree registered");
+    assert_eq!(t.check().unwrap().records, 5000);
+}

@@ -511,12 +511,24 @@ impl BTree {
         key: &[u8],
         safe: impl Fn(&[u8]) -> bool,
     ) -> Result<Vec<Slot>> {
+        self.descend_x_to(mtr, key, 0, safe)
+    }
+
+    /// `descend_x` stopping at the node of level `stop` on `key`'s path (or at the root,
+    /// if the tree is lower): `safe` is asked of the nodes above `stop`.
+    fn descend_x_to(
+        &self,
+        mtr: &mut Mtr,
+        key: &[u8],
+        stop: u16,
+        safe: impl Fn(&[u8]) -> bool,
+    ) -> Result<Vec<Slot>> {
         let root_id = self.page_id(self.root);
         let mut path = vec![mtr.x_latch(root_id)?];
         self.validate(mtr.page(path[0]), root_id, None)?;
         loop {
             let top = *path.last().expect("path holds the root at least");
-            if node::is_leaf(mtr.page(top)) {
+            if node::level(mtr.page(top)) <= stop {
                 return Ok(path);
             }
             let c = node::child_for(mtr.page(top), key);
@@ -524,7 +536,7 @@ impl BTree {
             let s = mtr.x_latch(self.page_id(c))?;
             let id = mtr.id(s);
             self.validate(mtr.page(s), id, Some(level))?;
-            if level > 0 && safe(mtr.page(s)) {
+            if level > stop && safe(mtr.page(s)) {
                 for a in path.drain(..) {
                     mtr.release(a);
                 }
@@ -759,18 +771,26 @@ impl BTree {
         if let Some(first) = chain {
             blob::free(&self.pool, &self.log, &self.space, first)?;
         }
-        if emptied {
-            // The delete is committed: tidying up is best effort, its failure is not
-            // the delete's (the next delete in this leaf tries again).
-            if let Err(e) = self.unlink_empty_leaf(key) {
-                tracing::warn!(
-                    "B+tree {}: unlinking an empty leaf failed: {e}",
-                    self.index_id
-                );
+        // The delete is committed: tidying up is best effort, its failure is not the
+        // delete's (the next delete in this leaf tries again).
+        let tidy = if emptied {
+            self.unlink_empty_leaf(key)
+        } else if sparse {
+            self.merge_leaf(key)
+        } else {
+            Ok(None)
+        };
+        let tidy = tidy.and_then(|mut sparse_level| {
+            // Merges may cascade up: each one takes an entry out of the parent.
+            for _ in 0..HEIGHT_MAX {
+                let Some(level) = sparse_level else { break };
+                sparse_level = self.merge_internal(key, level)?;
             }
-        } else if sparse && let Err(e) = self.merge_leaf(key) {
+            Ok(())
+        });
+        if let Err(e) = tidy {
             tracing::warn!(
-                "B+tree {}: merging a sparse leaf failed: {e}",
+                "B+tree {}: merging sparse pages after a delete failed: {e}",
                 self.index_id
             );
         }
@@ -783,66 +803,25 @@ impl BTree {
     /// freed, in one mini-transaction. Only the parent changes above the leaves, so
     /// every ancestor above it is released on the way down. The left neighbour, when it
     /// is the one to merge into, is only tried (latch order), as in `unlink_empty_leaf`.
-    fn merge_leaf(&self, key: &[u8]) -> Result<()> {
+    fn merge_leaf(&self, key: &[u8]) -> Result<Option<u16>> {
         self.log.free_check();
         let mut mtr = Mtr::new(&self.pool, &self.log);
         let path = self.descend_x(&mut mtr, key, |_| true)?;
         if path.len() < 2 {
-            return Ok(()); // the root is a leaf
+            return Ok(None); // the root is a leaf
         }
         let leaf = path[path.len() - 1];
         let parent = path[path.len() - 2];
         let lp = mtr.page(leaf);
         if node::n_slots(lp) == 0 || node::used_bytes(lp) >= MERGE_BELOW {
-            return Ok(()); // refilled (or emptied: unlink's job) meanwhile
+            return Ok(None); // refilled (or emptied: unlink's job) meanwhile
         }
-        let leaf_no = mtr.id(leaf).page_no;
-        let pp = mtr.page(parent);
-        let n = node::n_slots(pp);
-        let idx: isize = if node::leftmost(pp) == leaf_no {
-            -1
-        } else {
-            match (0..n).find(|&i| node::child(pp, i) == leaf_no) {
-                Some(i) => i as isize,
-                None => {
-                    return Err(TreeError::Corrupt(
-                        mtr.id(parent),
-                        "child missing from parent",
-                    ));
-                }
-            }
+        let fits = |mtr: &Mtr, left: Slot, right: Slot, _: usize| {
+            node::used_bytes(mtr.page(left)) + node::used_bytes(mtr.page(right)) <= MERGE_INTO
         };
-        // Candidates under the same parent: the right sibling, then the left one.
-        // (left, right, position of right's entry in the parent)
-        let mut pair = None;
-        if idx + 1 < n as isize {
-            let r = node::child(pp, (idx + 1) as usize);
-            let rs = mtr.x_latch(self.page_id(r))?;
-            let id = mtr.id(rs);
-            self.validate(mtr.page(rs), id, Some(0))?;
-            if node::used_bytes(mtr.page(leaf)) + node::used_bytes(mtr.page(rs)) <= MERGE_INTO {
-                pair = Some((leaf, rs, (idx + 1) as usize));
-            } else {
-                mtr.release(rs);
-            }
-        }
-        if pair.is_none() && idx >= 0 {
-            let pp = mtr.page(parent);
-            let l = if idx == 0 {
-                node::leftmost(pp)
-            } else {
-                node::child(pp, idx as usize - 1)
-            };
-            if let Some(ls) = mtr.try_x_latch(self.page_id(l))? {
-                let id = mtr.id(ls);
-                self.validate(mtr.page(ls), id, Some(0))?;
-                if node::used_bytes(mtr.page(ls)) + node::used_bytes(mtr.page(leaf)) <= MERGE_INTO {
-                    pair = Some((ls, leaf, idx as usize));
-                }
-            }
-        }
-        let Some((left, right, right_pos)) = pair else {
-            return Ok(());
+        let Some((left, right, right_pos)) = self.merge_partner(&mut mtr, parent, leaf, fits)?
+        else {
+            return Ok(None);
         };
         let next = get_u32(mtr.page(right), OFF_NEXT);
         let next_slot = if next != FIL_NULL {
@@ -853,9 +832,26 @@ impl BTree {
         self.space.reserve(&mut mtr, 0)?; // the header, for freeing: last latch
         // Changes start here; nothing below can fail.
         let left_no = mtr.id(left).page_no;
+        mtr.write_u32(left, OFF_NEXT, next);
+        if let Some(ns) = next_slot {
+            mtr.write_u32(ns, OFF_PREV, left_no);
+        }
         let records: Vec<Vec<u8>> = (0..node::n_slots(mtr.page(right)))
             .map(|i| node::record(mtr.page(right), i).to_vec())
             .collect();
+        self.finish_merge(mtr, (left, right, right_pos), parent, &records)
+    }
+
+    /// The common end of a merge, once every latch is held: `records` are appended to
+    /// `left`, `right`'s entry leaves `parent`, `right` is freed, and the
+    /// mini-transaction commits. Returns the parent's level if it is sparse now.
+    fn finish_merge(
+        &self,
+        mut mtr: Mtr,
+        (left, right, right_pos): (Slot, Slot, usize),
+        parent: Slot,
+        records: &[Vec<u8>],
+    ) -> Result<Option<u16>> {
         let base = node::n_slots(mtr.page(left));
         for (j, r) in records.iter().enumerate() {
             mtr.apply(
@@ -866,10 +862,6 @@ impl BTree {
                 },
             );
         }
-        mtr.write_u32(left, OFF_NEXT, next);
-        if let Some(ns) = next_slot {
-            mtr.write_u32(ns, OFF_PREV, left_no);
-        }
         mtr.apply(
             parent,
             Op::Remove {
@@ -877,14 +869,172 @@ impl BTree {
             },
         );
         self.space.free(&mut mtr, right)?;
+        let sparse = self.sparse_level(&mtr, parent);
         mtr.commit();
-        Ok(())
+        Ok(sparse)
+    }
+
+    /// Where `child` hangs in internal node `parent`: -1 for `leftmost`, else the slot.
+    fn child_pos(&self, mtr: &Mtr, parent: Slot, child: Slot) -> Result<isize> {
+        let child_no = mtr.id(child).page_no;
+        let pp = mtr.page(parent);
+        if node::leftmost(pp) == child_no {
+            return Ok(-1);
+        }
+        match (0..node::n_slots(pp)).find(|&i| node::child(pp, i) == child_no) {
+            Some(i) => Ok(i as isize),
+            None => Err(TreeError::Corrupt(
+                mtr.id(parent),
+                "child missing from parent",
+            )),
+        }
+    }
+
+    /// The sibling under the same parent to merge `node` with, X-latched: the right
+    /// one, else the left one (only tried: right-to-left against the latch order), if
+    /// `fits(left, right, right's slot in the parent)`. Returns (left, right, slot).
+    fn merge_partner(
+        &self,
+        mtr: &mut Mtr,
+        parent: Slot,
+        node: Slot,
+        fits: impl Fn(&Mtr, Slot, Slot, usize) -> bool,
+    ) -> Result<Option<(Slot, Slot, usize)>> {
+        let idx = self.child_pos(mtr, parent, node)?;
+        let level = node::level(mtr.page(node));
+        let n = node::n_slots(mtr.page(parent)) as isize;
+        if idx + 1 < n {
+            let r = node::child(mtr.page(parent), (idx + 1) as usize);
+            let rs = mtr.x_latch(self.page_id(r))?;
+            let id = mtr.id(rs);
+            self.validate(mtr.page(rs), id, Some(level))?;
+            if fits(mtr, node, rs, (idx + 1) as usize) {
+                return Ok(Some((node, rs, (idx + 1) as usize)));
+            }
+            mtr.release(rs);
+        }
+        if idx >= 0 {
+            let pp = mtr.page(parent);
+            let l = if idx == 0 {
+                node::leftmost(pp)
+            } else {
+                node::child(pp, idx as usize - 1)
+            };
+            if let Some(ls) = mtr.try_x_latch(self.page_id(l))? {
+                let id = mtr.id(ls);
+                self.validate(mtr.page(ls), id, Some(level))?;
+                if fits(mtr, ls, node, idx as usize) {
+                    return Ok(Some((ls, node, idx as usize)));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// After `node` (internal) lost an entry: its level if it should now be merged
+    /// (`merge_internal`): a non-root node below `MERGE_BELOW`, or a root left with a
+    /// single child.
+    fn sparse_level(&self, mtr: &Mtr, node: Slot) -> Option<u16> {
+        let p = mtr.page(node);
+        let sparse = if mtr.id(node).page_no == self.root {
+            node::n_slots(p) == 0
+        } else {
+            node::used_bytes(p) < MERGE_BELOW
+        };
+        sparse.then(|| node::level(p))
+    }
+
+    /// Merges the internal node at `level` on `key`'s path with a sibling under the
+    /// same parent when it is below `MERGE_BELOW` bytes and both fit in `MERGE_INTO`:
+    /// the right node's records, preceded by the separator pulled down from the parent
+    /// (pointing at the right node's leftmost child), are appended to the left node,
+    /// and the right node is freed. A root left with one child takes over that child's
+    /// contents instead, and the tree is one level lower (the root never moves). One
+    /// mini-transaction each; returns the parent's level if it is sparse in turn.
+    fn merge_internal(&self, key: &[u8], level: u16) -> Result<Option<u16>> {
+        self.log.free_check();
+        let mut mtr = Mtr::new(&self.pool, &self.log);
+        let path = self.descend_x_to(&mut mtr, key, level, |_| true)?;
+        let n_slot = *path.last().expect("the root at least");
+        if node::level(mtr.page(n_slot)) != level || level == 0 {
+            return Ok(None); // the tree changed meanwhile
+        }
+        if mtr.id(n_slot).page_no == self.root {
+            if node::n_slots(mtr.page(n_slot)) == 0 {
+                self.lower_root(&mut mtr, n_slot)?;
+                mtr.commit();
+            }
+            return Ok(None);
+        }
+        if node::used_bytes(mtr.page(n_slot)) >= MERGE_BELOW {
+            return Ok(None);
+        }
+        let parent = path[path.len() - 2];
+        // Bytes the merged node uses: both nodes plus the pulled-down separator.
+        let fits = |mtr: &Mtr, left: Slot, right: Slot, right_pos: usize| {
+            let sep = node::key(mtr.page(parent), right_pos).len();
+            node::used_bytes(mtr.page(left))
+                + node::used_bytes(mtr.page(right))
+                + node::INTERNAL_HEADER
+                + sep
+                + node::SLOT
+                <= MERGE_INTO
+        };
+        let Some((left, right, right_pos)) = self.merge_partner(&mut mtr, parent, n_slot, fits)?
+        else {
+            return Ok(None);
+        };
+        self.space.reserve(&mut mtr, 0)?; // the header, for freeing: last latch
+        // Changes start here; nothing below can fail.
+        let rp = mtr.page(right);
+        let mut records = vec![node::internal_record(
+            node::key(mtr.page(parent), right_pos),
+            node::leftmost(rp),
+        )];
+        records.extend((0..node::n_slots(rp)).map(|i| node::record(rp, i).to_vec()));
+        self.finish_merge(mtr, (left, right, right_pos), parent, &records)
+    }
+
+    /// The root has no separator left, only its leftmost child: the child's records
+    /// move into the root, which drops a level, and the child is freed.
+    fn lower_root(&self, mtr: &mut Mtr, root: Slot) -> Result<()> {
+        let child_no = node::leftmost(mtr.page(root));
+        let level = node::level(mtr.page(root));
+        let child = mtr.x_latch(self.page_id(child_no))?;
+        let id = mtr.id(child);
+        self.validate(mtr.page(child), id, Some(level - 1))?;
+        self.space.reserve(mtr, 0)?;
+        let cp = mtr.page(child);
+        let records: Vec<Vec<u8>> = (0..node::n_slots(cp))
+            .map(|i| node::record(cp, i).to_vec())
+            .collect();
+        let leftmost = node::leftmost(cp);
+        mtr.apply(
+            root,
+            Op::InitNode {
+                index_id: self.index_id,
+                level: level - 1,
+            },
+        );
+        for (j, r) in records.iter().enumerate() {
+            mtr.apply(
+                root,
+                Op::Insert {
+                    pos: j as u16,
+                    rec: r,
+                },
+            );
+        }
+        if level > 1 {
+            mtr.write_u32(root, node::OFF_LEFTMOST, leftmost);
+        }
+        Ok(self.space.free(mtr, child)?)
     }
 
     /// Pessimistic delete: frees the (still) empty leaf covering `key`, removing it
     /// from its parent and the leaf chain, and parents left with no child. Gives up
     /// quietly when the left neighbour is busy: an empty leaf is a valid tree state.
-    fn unlink_empty_leaf(&self, key: &[u8]) -> Result<()> {
+    fn unlink_empty_leaf(&self, key: &[u8]) -> Result<Option<u16>> {
         self.log.free_check();
         let mut mtr = Mtr::new(&self.pool, &self.log);
         // A node with two or more children survives losing one.
@@ -892,13 +1042,13 @@ impl BTree {
         let leaf = *path.last().unwrap();
         let lp = mtr.page(leaf);
         if node::n_slots(lp) != 0 || mtr.id(leaf).page_no == self.root {
-            return Ok(());
+            return Ok(None);
         }
         let (prev, next) = (get_u32(lp, OFF_PREV), get_u32(lp, OFF_NEXT));
         let prev_slot = if prev != FIL_NULL {
             match mtr.try_x_latch(self.page_id(prev))? {
                 Some(p) => Some(p),
-                None => return Ok(()),
+                None => return Ok(None),
             }
         } else {
             None
@@ -954,23 +1104,30 @@ impl BTree {
         for d in doomed {
             self.space.free(&mut mtr, d)?;
         }
-        match last {
-            Last::RootBecomesEmptyLeaf(root) => mtr.apply(
-                root,
-                Op::InitNode {
-                    index_id: self.index_id,
-                    level: 0,
-                },
-            ),
+        let sparse = match last {
+            Last::RootBecomesEmptyLeaf(root) => {
+                mtr.apply(
+                    root,
+                    Op::InitNode {
+                        index_id: self.index_id,
+                        level: 0,
+                    },
+                );
+                None
+            }
             Last::DropLeftmost(parent) => {
                 let first = node::child(mtr.page(parent), 0);
                 mtr.write_u32(parent, node::OFF_LEFTMOST, first);
                 mtr.apply(parent, Op::Remove { pos: 0 });
+                self.sparse_level(&mtr, parent)
             }
-            Last::RemoveSlot(parent, pos) => mtr.apply(parent, Op::Remove { pos: pos as u16 }),
-        }
+            Last::RemoveSlot(parent, pos) => {
+                mtr.apply(parent, Op::Remove { pos: pos as u16 });
+                self.sparse_level(&mtr, parent)
+            }
+        };
         mtr.commit();
-        Ok(())
+        Ok(sparse)
     }
 
     /// A cursor over keys in `range`, ascending or descending.
