@@ -33,3 +33,4 @@ pub mod recovery;
 pub mod rng;
 pub mod row;
 pub mod space;
+pub mod trx;

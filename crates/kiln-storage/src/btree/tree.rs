@@ -76,6 +76,9 @@ impl From<BufError> for TreeError {
 
 pub type Result<T> = std::result::Result<T, TreeError>;
 
+/// A condition on a stored value (`delete_if`).
+type ValuePred<'a> = &'a dyn Fn(&[u8]) -> bool;
+
 /// A leaf for a cursor: S-latched, with its fences (lo ≤ keys < hi).
 type ScanLeaf = (PageRead, Option<Vec<u8>>, Option<Vec<u8>>);
 
@@ -212,6 +215,11 @@ impl BTree {
 
     pub fn index_id(&self) -> u64 {
         self.index_id
+    }
+
+    /// The tablespace the tree is in.
+    pub fn space_id(&self) -> u32 {
+        self.space.id
     }
 
     fn page_id(&self, page_no: u32) -> PageId {
@@ -745,12 +753,31 @@ impl BTree {
 
     /// Deletes `key`. Returns the commit LSN if it existed.
     pub fn delete(&self, key: &[u8]) -> Result<Option<u64>> {
+        self.delete_where(key, None)
+    }
+
+    /// Deletes `key` only if `keep` returns true for its current value, decided under
+    /// the leaf's X latch (so no change can slip in between the check and the delete;
+    /// purge removes a delete-marked entry only if it is still the same version).
+    /// Returns the commit LSN if it deleted.
+    pub fn delete_if(&self, key: &[u8], pred: impl Fn(&[u8]) -> bool) -> Result<Option<u64>> {
+        self.delete_where(key, Some(&pred))
+    }
+
+    fn delete_where(&self, key: &[u8], pred: Option<ValuePred<'_>>) -> Result<Option<u64>> {
         self.log.free_check();
         let mut mtr = Mtr::new(&self.pool, &self.log);
         let s = self.leaf_for_write(&mut mtr, key)?;
         let Ok(i) = node::search(mtr.page(s), key) else {
             return Ok(None);
         };
+        // An overflow value is read with the leaf still X-latched (latch order: leaf
+        // before its overflow pages).
+        if let Some(pred) = pred
+            && !pred(&self.materialize(node::leaf_value(mtr.page(s), i))?)
+        {
+            return Ok(None);
+        }
         let chain = match node::leaf_value(mtr.page(s), i) {
             Stored::Overflow { first_page, .. } => Some(first_page),
             Stored::Inline(_) => None,

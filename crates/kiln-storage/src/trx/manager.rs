@@ -1,0 +1,434 @@
+//! `TrxEngine`: transactions over an `Engine` — opening the rollback segments,
+//! recovering transactions after a crash, purge, and the registry of trees that
+//! undo records name. Transactions themselves are in `txn.rs`.
+//!
+//! Persistent state (all redo-logged B+trees):
+//! - a metadata tree in the system tablespace (`TRX_META_INDEX`): `next_trx_id` (the
+//!   persisted high-water mark of transaction ids), `undo_spaces` (ids of the undo
+//!   tablespaces), `rsegs` (number of rollback segments, fixed at creation);
+//! - the rollback segments: tree `i + 1` in undo tablespace `i % undo_spaces`; a
+//!   transaction's undo records go to rollback segment `trx_id % rsegs`.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::ops::Bound;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use parking_lot::{Condvar, Mutex, RwLock};
+
+use super::lock::{LockKey, LockSys, Mode, Wait};
+use super::sys::{RwTrx, TrxSys};
+use super::txn::{Session, undo_one};
+use super::undo::{self, COMMIT_NO, UndoRec};
+use super::{TrxError, TrxResult};
+use crate::btree::BTree;
+use crate::engine::Engine;
+use crate::row;
+
+/// Index id of the transaction metadata tree in the system tablespace.
+pub const TRX_META_INDEX: u64 = u64::MAX - 2;
+const META_NEXT_ID: &[u8] = b"next_trx_id";
+const META_UNDO_SPACES: &[u8] = b"undo_spaces";
+const META_RSEGS: &[u8] = b"rsegs";
+
+#[derive(Debug, Clone)]
+pub struct TrxConfig {
+    /// innodb_rollback_segments (used when the data directory is created).
+    pub rollback_segments: usize,
+    /// innodb_undo_tablespaces (used when the data directory is created).
+    pub undo_tablespaces: usize,
+    /// innodb_lock_wait_timeout.
+    pub lock_wait_timeout: Duration,
+    /// innodb_purge_threads (0: purge only when `purge` is called).
+    pub purge_threads: usize,
+    /// Roll back the transactions found active at startup in a background thread
+    /// (false: before `open` returns).
+    pub background_rollback: bool,
+}
+
+impl Default for TrxConfig {
+    fn default() -> Self {
+        TrxConfig {
+            rollback_segments: 128,
+            undo_tablespaces: 2,
+            lock_wait_timeout: Duration::from_secs(50),
+            purge_threads: 4,
+            background_rollback: true,
+        }
+    }
+}
+
+/// Counters for SHOW STATUS / SHOW ENGINE INNODB STATUS.
+#[derive(Default)]
+pub struct TrxStats {
+    pub commits: AtomicU64,
+    pub rollbacks: AtomicU64,
+    pub purged_trx: AtomicU64,
+    pub purged_records: AtomicU64,
+}
+
+pub struct TrxEngine {
+    pub engine: Arc<Engine>,
+    pub sys: Arc<TrxSys>,
+    pub locks: LockSys,
+    meta: BTree,
+    rsegs: Vec<Arc<BTree>>,
+    trees: RwLock<HashMap<(u32, u64), Arc<BTree>>>,
+    /// Committed transactions whose undo awaits purge, oldest commit first:
+    /// (CSN, trx id). The history list.
+    history: Mutex<BinaryHeap<Reverse<(u64, u64)>>>,
+    /// Transactions found active at startup, not yet rolled back, and how many of
+    /// them are not finished (popped ones included).
+    recovering: Mutex<Vec<RwTrx>>,
+    recovering_left: Mutex<usize>,
+    recovered_done: Condvar,
+    stop: AtomicBool,
+    purge_wake: (Mutex<bool>, Condvar),
+    threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    pub config: TrxConfig,
+    pub stats: TrxStats,
+}
+
+fn meta_u64(v: Option<Vec<u8>>) -> Option<u64> {
+    v.and_then(|v| v.try_into().ok()).map(u64::from_be_bytes)
+}
+
+impl TrxEngine {
+    /// Opens (creating on first use) the transaction system of `engine`, and rolls
+    /// back the transactions a crash left active (in the background by default).
+    pub fn open(engine: Arc<Engine>, config: TrxConfig) -> TrxResult<Arc<TrxEngine>> {
+        let sys_space = engine.system_space().clone();
+        let meta = match engine.open_tree(&sys_space, TRX_META_INDEX)? {
+            Some(t) => t,
+            None => engine.create_tree(&sys_space, TRX_META_INDEX)?,
+        };
+        let undo_spaces: Vec<u32> = match meta.get(META_UNDO_SPACES)? {
+            Some(v) => v
+                .chunks_exact(4)
+                .map(|c| u32::from_be_bytes(c.try_into().expect("4 bytes")))
+                .collect(),
+            None => {
+                let mut ids = Vec::new();
+                for i in 1..=config.undo_tablespaces.clamp(1, 127) {
+                    ids.push(engine.create_space(&format!("undo_{i:03}"))?.id);
+                }
+                let v: Vec<u8> = ids.iter().flat_map(|i| i.to_be_bytes()).collect();
+                let lsn = meta.upsert(META_UNDO_SPACES, &v)?;
+                engine.sync_to(lsn)?;
+                ids
+            }
+        };
+        let n_rsegs = match meta_u64(meta.get(META_RSEGS)?) {
+            Some(n) => n as usize,
+            None => {
+                let n = config.rollback_segments.clamp(1, 128);
+                let lsn = meta.upsert(META_RSEGS, &(n as u64).to_be_bytes())?;
+                engine.sync_to(lsn)?;
+                n
+            }
+        };
+        if undo_spaces.is_empty() || n_rsegs == 0 {
+            return Err(TrxError::Corrupt("no rollback segments".into()));
+        }
+        let mut rsegs = Vec::with_capacity(n_rsegs);
+        for i in 0..n_rsegs {
+            let sid = undo_spaces[i % undo_spaces.len()];
+            let space = engine
+                .space(sid)
+                .ok_or_else(|| TrxError::Corrupt(format!("undo tablespace {sid} is missing")))?;
+            let t = match engine.open_tree(&space, i as u64 + 1)? {
+                Some(t) => t,
+                None => engine.create_tree(&space, i as u64 + 1)?,
+            };
+            rsegs.push(Arc::new(t));
+        }
+        // Transactions in the undo logs: committed ones await purge, the others were
+        // active at the crash.
+        let mut committed = Vec::new();
+        let mut active = Vec::new();
+        let mut max_id = 0;
+        for rseg in &rsegs {
+            let mut from = undo::undo_key(0, 0);
+            while let Some(r) = rseg
+                .range(Bound::Included(&from[..]), Bound::Unbounded, false)
+                .next()
+            {
+                let (k, _) = r?;
+                let (trx, _) = undo::parse_undo_key(&k)
+                    .ok_or_else(|| TrxError::Corrupt("bad undo key".into()))?;
+                max_id = max_id.max(trx);
+                if rseg.get(&undo::undo_key(trx, COMMIT_NO))?.is_some() {
+                    committed.push(trx);
+                } else {
+                    active.push(trx);
+                }
+                from = undo::undo_key(trx + 1, 0);
+            }
+        }
+        let next_id = meta_u64(meta.get(META_NEXT_ID)?)
+            .unwrap_or(1)
+            .max(max_id + 1);
+        let sys = Arc::new(TrxSys::new(next_id));
+        let te = Arc::new(TrxEngine {
+            engine,
+            sys,
+            locks: LockSys::new(),
+            meta,
+            rsegs,
+            trees: RwLock::new(HashMap::new()),
+            // Committed before the restart: every view sees them (CSN 0).
+            history: Mutex::new(committed.into_iter().map(|t| Reverse((0, t))).collect()),
+            recovering: Mutex::new(Vec::new()),
+            recovering_left: Mutex::new(0),
+            recovered_done: Condvar::new(),
+            stop: AtomicBool::new(false),
+            purge_wake: (Mutex::new(false), Condvar::new()),
+            threads: Mutex::new(Vec::new()),
+            config,
+            stats: TrxStats::default(),
+        });
+        // Active at the crash: registered (invisible, their rows locked) before anyone
+        // can read or write, rolled back afterwards.
+        for trx in active {
+            let rw = te.sys.register_recovered(trx);
+            for (_, rec) in te.undo_records(trx)? {
+                if matches!(
+                    rec.kind,
+                    undo::Kind::Insert | undo::Kind::Update | undo::Kind::DeleteMark
+                ) {
+                    let key = LockKey {
+                        space: rec.space,
+                        index: rec.index,
+                        key: rec.key.clone(),
+                    };
+                    te.locks
+                        .lock(trx, &key, Mode::X, Wait::NoWait, u64::MAX)
+                        .map_err(|e| TrxError::Corrupt(format!("recovered lock: {e:?}")))?;
+                }
+            }
+            te.recovering.lock().push(rw);
+            *te.recovering_left.lock() += 1;
+        }
+        if !te.recovering.lock().is_empty() {
+            tracing::info!(
+                "rolling back {} transactions left active by the crash",
+                te.recovering.lock().len()
+            );
+            if te.config.background_rollback {
+                let t = te.clone();
+                te.threads.lock().push(
+                    std::thread::Builder::new()
+                        .name("kiln-trx-rollback".into())
+                        .spawn(move || {
+                            if let Err(e) = t.rollback_recovered() {
+                                tracing::error!("rolling back recovered transactions: {e}");
+                            }
+                        })
+                        .map_err(|e| TrxError::Corrupt(format!("rollback thread: {e}")))?,
+                );
+            } else {
+                te.rollback_recovered()?;
+            }
+        }
+        for i in 0..te.config.purge_threads {
+            let t = Arc::downgrade(&te);
+            let h = std::thread::Builder::new()
+                .name(format!("kiln-purge-{i}"))
+                .spawn(move || purge_loop(t))
+                .map_err(|e| TrxError::Corrupt(format!("purge thread: {e}")))?;
+            te.threads.lock().push(h);
+        }
+        Ok(te)
+    }
+
+    /// A session: one reader slot, for one connection's transactions in turn.
+    pub fn session(self: &Arc<Self>) -> TrxResult<Session> {
+        Ok(Session::new(self.clone(), self.sys.reader()?))
+    }
+
+    pub(crate) fn rseg(&self, trx: u64) -> &BTree {
+        &self.rsegs[(trx % self.rsegs.len() as u64) as usize]
+    }
+
+    /// Persists the transaction id high-water mark (`TrxSys::begin_rw`).
+    pub(crate) fn persist_next_id(&self, bound: u64) -> TrxResult<()> {
+        self.meta.upsert(META_NEXT_ID, &bound.to_be_bytes())?;
+        Ok(())
+    }
+
+    /// Makes `tree` known by (space, index) to rollback and purge (done by whoever
+    /// opens a table; trees not registered are opened from the engine on demand).
+    pub fn register_tree(&self, tree: Arc<BTree>) {
+        self.trees
+            .write()
+            .insert((tree.space_id(), tree.index_id()), tree);
+    }
+
+    pub(crate) fn tree(&self, space: u32, index: u64) -> TrxResult<Arc<BTree>> {
+        if let Some(t) = self.trees.read().get(&(space, index)) {
+            return Ok(t.clone());
+        }
+        let sp = self
+            .engine
+            .space(space)
+            .ok_or_else(|| TrxError::Corrupt(format!("undo names missing tablespace {space}")))?;
+        let t = self.engine.open_tree(&sp, index)?.ok_or_else(|| {
+            TrxError::Corrupt(format!(
+                "undo names missing index {index} of tablespace {space}"
+            ))
+        })?;
+        let t = Arc::new(t);
+        self.register_tree(t.clone());
+        Ok(t)
+    }
+
+    /// A transaction's undo records, oldest first (without its commit record).
+    pub(crate) fn undo_records(&self, trx: u64) -> TrxResult<Vec<(u64, UndoRec)>> {
+        let rseg = self.rseg(trx);
+        let (from, to) = (undo::undo_key(trx, 0), undo::undo_key(trx, COMMIT_NO));
+        let mut out = Vec::new();
+        for r in rseg.range(Bound::Included(&from[..]), Bound::Excluded(&to[..]), false) {
+            let (k, v) = r?;
+            let (_, no) = undo::parse_undo_key(&k).expect("key inside the range");
+            let rec = UndoRec::decode(&v)
+                .ok_or_else(|| TrxError::Corrupt(format!("undo record {no} of {trx}")))?;
+            out.push((no, rec));
+        }
+        Ok(out)
+    }
+
+    /// Rolls back what the crash left active (`open` does it, in the background by
+    /// default). Their rows stay locked until each is rolled back.
+    pub fn rollback_recovered(&self) -> TrxResult<()> {
+        loop {
+            let Some(rw) = self.recovering.lock().pop() else {
+                break;
+            };
+            let recs = self.undo_records(rw.id)?;
+            let mut keys = Vec::new();
+            for (no, rec) in recs.iter().rev() {
+                undo_one(self, rw.id, *no, rec)?;
+                self.rseg(rw.id).delete(&undo::undo_key(rw.id, *no))?;
+                keys.push(LockKey {
+                    space: rec.space,
+                    index: rec.index,
+                    key: rec.key.clone(),
+                });
+            }
+            let id = rw.id;
+            self.sys.rolled_back(rw);
+            self.locks.release_all(id, &keys);
+            self.stats.rollbacks.fetch_add(1, Ordering::Relaxed);
+            *self.recovering_left.lock() -= 1;
+            self.recovered_done.notify_all();
+        }
+        Ok(())
+    }
+
+    /// Waits until the transactions found active at startup are rolled back.
+    pub fn wait_recovered(&self) {
+        let mut left = self.recovering_left.lock();
+        while *left > 0 {
+            self.recovered_done
+                .wait_for(&mut left, Duration::from_millis(100));
+        }
+    }
+
+    /// Transactions found active at startup and not rolled back yet.
+    pub fn recovering(&self) -> usize {
+        *self.recovering_left.lock()
+    }
+
+    pub(crate) fn add_history(&self, csn: u64, trx: u64) {
+        self.history.lock().push(Reverse((csn, trx)));
+        let (m, cv) = &self.purge_wake;
+        *m.lock() = true;
+        cv.notify_one();
+    }
+
+    /// History list length: committed transactions whose undo is not purged yet.
+    pub fn history_len(&self) -> usize {
+        self.history.lock().len()
+    }
+
+    /// One purge pass: every committed transaction that every read view sees is
+    /// purged (delete-marked records it left are removed, its undo freed). Returns how
+    /// many transactions were purged.
+    pub fn purge(&self) -> TrxResult<usize> {
+        let oldest = self.sys.advance_horizons();
+        let mut n = 0;
+        loop {
+            let next = {
+                let mut h = self.history.lock();
+                match h.peek() {
+                    Some(Reverse((csn, _))) if *csn <= oldest => h.pop().map(|r| r.0.1),
+                    _ => None,
+                }
+            };
+            let Some(trx) = next else { break };
+            if let Err(e) = self.purge_trx(trx) {
+                // Back in the list, to try again later.
+                self.history.lock().push(Reverse((0, trx)));
+                return Err(e);
+            }
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    fn purge_trx(&self, trx: u64) -> TrxResult<()> {
+        let rseg = self.rseg(trx);
+        for (no, rec) in self.undo_records(trx)? {
+            if rec.kind == undo::Kind::DeleteMark {
+                let tree = self.tree(rec.space, rec.index)?;
+                tree.delete_if(&rec.key, |v| {
+                    row::decode_clustered(v).is_some_and(|e| {
+                        e.delete_marked
+                            && e.trx_id == trx
+                            && undo::parse_roll_ptr(e.roll_ptr) == (no, false)
+                    })
+                })?;
+            }
+            rseg.delete(&undo::undo_key(trx, no))?;
+            self.stats.purged_records.fetch_add(1, Ordering::Relaxed);
+        }
+        rseg.delete(&undo::undo_key(trx, COMMIT_NO))?;
+        self.stats.purged_trx.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Stops the purge and rollback threads (before the engine shuts down).
+    pub fn shutdown(&self) {
+        self.stop.store(true, Ordering::Release);
+        {
+            let (m, cv) = &self.purge_wake;
+            *m.lock() = true;
+            cv.notify_all();
+        }
+        let threads: Vec<_> = self.threads.lock().drain(..).collect();
+        for t in threads {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A purge thread: purges whenever there is history, at most every 10 ms when idle.
+fn purge_loop(te: std::sync::Weak<TrxEngine>) {
+    loop {
+        let Some(t) = te.upgrade() else { return };
+        if t.stop.load(Ordering::Acquire) {
+            return;
+        }
+        if let Err(e) = t.purge() {
+            tracing::warn!("purge: {e}");
+        }
+        let (m, cv) = &t.purge_wake;
+        let mut woken = m.lock();
+        if !*woken {
+            cv.wait_for(&mut woken, Duration::from_millis(10));
+        }
+        *woken = false;
+    }
+}

@@ -1,0 +1,540 @@
+//! Transactions: reads through read views (MVCC), writes with undo and row locks,
+//! commit, rollback (whole, or to a savepoint), on the clustered index of a table.
+//!
+//! A write, in order: (1) X-lock the row (waiting, with deadlock detection); (2) read
+//! its current version — committed, since a writer's lock is held to its end — and
+//! decide (duplicate? absent?) before anything is written; (3) append the undo record
+//! (its own mini-transaction); (4) change the clustered entry so that it carries this
+//! transaction's id and a roll pointer to that undo record. A crash between (3) and (4)
+//! leaves an undo record whose change never happened: undoing checks that the entry
+//! still carries (trx id, roll pointer) of the record before touching it, which also
+//! makes rollback idempotent across crashes.
+//!
+//! A consistent read walks from the clustered entry back through the roll pointers
+//! until it finds a version the view sees (`visible_version`); an invisible insert
+//! means the row did not exist for the view. Purge never frees undo a view may need:
+//! it purges a transaction only once every view's snapshot is at or past its commit.
+
+use std::collections::HashSet;
+use std::ops::Bound;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::lock::{Acquired, LockError, LockKey, Mode, Wait};
+use super::manager::TrxEngine;
+use super::sys::{ReadView, Reader, RwTrx};
+use super::undo::{self, COMMIT_NO, Kind, UndoRec};
+use super::{TrxError, TrxResult};
+use crate::btree::{BTree, Cursor};
+use crate::row::{self, ClusteredEntry};
+
+/// Most versions a read walks back through before calling the chain corrupt.
+const VERSIONS_MAX: usize = 1 << 24;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Isolation {
+    ReadUncommitted,
+    ReadCommitted,
+    #[default]
+    RepeatableRead,
+    Serializable,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TrxOptions {
+    pub isolation: Isolation,
+    /// START TRANSACTION READ ONLY: writes fail with `ReadOnly` (1792).
+    pub read_only: bool,
+    /// An autocommit statement (SERIALIZABLE reads stay consistent reads then, as in
+    /// InnoDB).
+    pub autocommit: bool,
+    /// START TRANSACTION WITH CONSISTENT SNAPSHOT: the view is taken at begin.
+    pub consistent_snapshot: bool,
+}
+
+/// How a read treats locks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadMode {
+    /// A consistent (non-locking) read from the transaction's view.
+    Consistent,
+    /// SELECT ... FOR SHARE / LOCK IN SHARE MODE: S-lock, read the latest version.
+    Share(Wait),
+    /// SELECT ... FOR UPDATE: X-lock, read the latest version.
+    Update(Wait),
+}
+
+/// A connection's handle on the transaction system: owns a reader slot, so that
+/// taking a read view writes only to this session's own cache line.
+pub struct Session {
+    te: Arc<TrxEngine>,
+    reader: Reader,
+}
+
+impl Session {
+    pub(crate) fn new(te: Arc<TrxEngine>, reader: Reader) -> Session {
+        Session { te, reader }
+    }
+
+    pub fn engine(&self) -> &Arc<TrxEngine> {
+        &self.te
+    }
+
+    /// Starts a transaction (no id, no view yet: both come when first needed).
+    pub fn begin(&mut self, opts: TrxOptions) -> Trx<'_> {
+        let mut t = Trx {
+            te: &self.te,
+            reader: &self.reader,
+            opts,
+            rw: None,
+            view: None,
+            undo_no: 0,
+            locks: Vec::new(),
+            locked: HashSet::new(),
+            last_lsn: 0,
+            done: false,
+        };
+        if opts.consistent_snapshot {
+            t.view();
+        }
+        t
+    }
+}
+
+/// A transaction. Dropping it without `commit` rolls it back.
+pub struct Trx<'s> {
+    te: &'s Arc<TrxEngine>,
+    reader: &'s Reader,
+    opts: TrxOptions,
+    rw: Option<RwTrx>,
+    view: Option<ReadView>,
+    /// Next undo number (= undo records written and not rolled back).
+    undo_no: u64,
+    locks: Vec<LockKey>,
+    locked: HashSet<LockKey>,
+    /// Newest redo LSN of this transaction's changes.
+    last_lsn: u64,
+    done: bool,
+}
+
+/// Undoes one change of transaction `trx` (rollback, recovery). Idempotent: the entry
+/// is touched only if it still carries this change.
+pub(crate) fn undo_one(te: &TrxEngine, trx: u64, no: u64, rec: &UndoRec) -> TrxResult<()> {
+    let tree = te.tree(rec.space, rec.index)?;
+    let carries = |v: &[u8], insert: bool| {
+        row::decode_clustered(v)
+            .is_some_and(|e| e.trx_id == trx && undo::parse_roll_ptr(e.roll_ptr) == (no, insert))
+    };
+    match rec.kind {
+        Kind::Insert => {
+            tree.delete_if(&rec.key, |v| carries(v, true))?;
+        }
+        Kind::Update | Kind::DeleteMark => {
+            // The row is X-locked by `trx` (or `trx` is being recovered), and purge
+            // leaves uncommitted changes alone: nothing changes it between the check
+            // and the write.
+            if tree.get(&rec.key)?.is_some_and(|v| carries(&v, false)) {
+                tree.upsert(&rec.key, &rec.before)?;
+            }
+        }
+        Kind::SecInsert | Kind::SecDeleteMark => {
+            return Err(TrxError::Corrupt(
+                "secondary index undo records are not supported yet".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl<'s> Trx<'s> {
+    pub fn options(&self) -> TrxOptions {
+        self.opts
+    }
+
+    /// The transaction id, if it has one (it wrote or locked something).
+    pub fn id(&self) -> Option<u64> {
+        self.rw.as_ref().map(|r| r.id)
+    }
+
+    /// The read view (taken now if there is none: at the first consistent read in
+    /// REPEATABLE READ, per statement in READ COMMITTED).
+    pub fn view(&mut self) -> ReadView {
+        if let Some(v) = self.view {
+            return v;
+        }
+        let v = self.reader.view(self.id());
+        self.view = Some(v);
+        v
+    }
+
+    /// Marks a statement boundary: READ COMMITTED takes a fresh view per statement.
+    pub fn statement_start(&mut self) {
+        if matches!(
+            self.opts.isolation,
+            Isolation::ReadCommitted | Isolation::ReadUncommitted
+        ) {
+            self.view = None;
+        }
+    }
+
+    /// The id of this transaction, given to it now if it has none yet. Writes need
+    /// it; so do locks (a locking read in a read-only transaction gets one too).
+    fn ensure_id(&mut self) -> TrxResult<u64> {
+        if let Some(rw) = &self.rw {
+            return Ok(rw.id);
+        }
+        let te = self.te;
+        let rw = te.sys.begin_rw(|bound| te.persist_next_id(bound))?;
+        let id = rw.id;
+        self.rw = Some(rw);
+        if let Some(v) = &mut self.view {
+            v.own = Some(id);
+        }
+        Ok(id)
+    }
+
+    fn writable(&mut self) -> TrxResult<u64> {
+        if self.opts.read_only {
+            return Err(TrxError::ReadOnly);
+        }
+        self.ensure_id()
+    }
+
+    /// Locks an entry for this transaction. A deadlock rolls the whole transaction
+    /// back (as InnoDB does) before the error is returned.
+    pub fn lock(&mut self, tree: &BTree, key: &[u8], mode: Mode, wait: Wait) -> TrxResult<bool> {
+        let id = self.ensure_id()?;
+        let lk = LockKey {
+            space: tree.space_id(),
+            index: tree.index_id(),
+            key: key.to_vec(),
+        };
+        let weight = self.undo_no + self.locks.len() as u64;
+        match self.te.locks.lock(id, &lk, mode, wait, weight) {
+            Ok(Acquired::Granted) => {
+                if self.locked.insert(lk.clone()) {
+                    self.locks.push(lk);
+                }
+                Ok(true)
+            }
+            Ok(Acquired::Skipped) => Ok(false),
+            Err(LockError::Deadlock) => {
+                self.rollback_all()?;
+                Err(TrxError::Lock(LockError::Deadlock))
+            }
+            Err(e) => Err(TrxError::Lock(e)),
+        }
+    }
+
+    fn wait(&self) -> Wait {
+        Wait::Block(self.te.config.lock_wait_timeout)
+    }
+
+    /// The row stored under `key`, as this transaction may see it.
+    pub fn read(&mut self, tree: &BTree, key: &[u8], mode: ReadMode) -> TrxResult<Option<Vec<u8>>> {
+        let mode = match mode {
+            ReadMode::Consistent
+                if self.opts.isolation == Isolation::Serializable && !self.opts.autocommit =>
+            {
+                ReadMode::Share(self.wait())
+            }
+            m => m,
+        };
+        match mode {
+            ReadMode::Consistent => {
+                let Some(v) = tree.get(key)? else {
+                    return Ok(None);
+                };
+                self.visible(&v)
+            }
+            ReadMode::Share(w) | ReadMode::Update(w) => {
+                let m = if matches!(mode, ReadMode::Share(_)) {
+                    Mode::S
+                } else {
+                    Mode::X
+                };
+                if !self.lock(tree, key, m, w)? {
+                    return Ok(None); // SKIP LOCKED
+                }
+                Ok(latest(tree, key)?.and_then(|e| (!e.0).then_some(e.1)))
+            }
+        }
+    }
+
+    /// The version of a clustered value this transaction sees: the row, or None if
+    /// the row does not exist (or is deleted) for it.
+    fn visible(&mut self, value: &[u8]) -> TrxResult<Option<Vec<u8>>> {
+        if self.opts.isolation == Isolation::ReadUncommitted {
+            let e = decode(value)?;
+            return Ok((!e.delete_marked).then(|| e.row.to_vec()));
+        }
+        let view = self.view();
+        visible_version(self.te, &view, value)
+    }
+
+    /// A consistent scan of `tree` over a key range, in key order (descending if
+    /// asked), yielding (key, row) for the rows this transaction sees.
+    pub fn scan<'t>(
+        &'t mut self,
+        tree: &'t BTree,
+        from: Bound<&[u8]>,
+        to: Bound<&[u8]>,
+        descending: bool,
+    ) -> Scan<'t, 's> {
+        Scan {
+            cursor: tree.range(from, to, descending),
+            trx: self,
+        }
+    }
+
+    fn write_undo(&mut self, id: u64, rec: &UndoRec) -> TrxResult<u64> {
+        let no = self.undo_no;
+        if no > undo::UNDO_NO_MAX {
+            return Err(TrxError::Corrupt(
+                "too many changes in one transaction".into(),
+            ));
+        }
+        let lsn = self
+            .te
+            .rseg(id)
+            .insert(&undo::undo_key(id, no), &rec.encode())?;
+        self.undo_no += 1;
+        self.last_lsn = self.last_lsn.max(lsn);
+        Ok(no)
+    }
+
+    fn undo_rec(tree: &BTree, kind: Kind, key: &[u8], before: Vec<u8>) -> UndoRec {
+        UndoRec {
+            kind,
+            space: tree.space_id(),
+            index: tree.index_id(),
+            key: key.to_vec(),
+            before,
+        }
+    }
+
+    /// Inserts a row; `DuplicateKey` if a row with this key exists (a delete-marked
+    /// entry left for purge is reused, as InnoDB does).
+    pub fn insert(&mut self, tree: &BTree, key: &[u8], row: &[u8]) -> TrxResult<()> {
+        let id = self.writable()?;
+        self.lock(tree, key, Mode::X, self.wait())?;
+        let current = tree.get(key)?;
+        let (kind, before) = match &current {
+            Some(v) if !decode(v)?.delete_marked => return Err(TrxError::DuplicateKey),
+            Some(v) => (Kind::Update, v.clone()),
+            None => (Kind::Insert, Vec::new()),
+        };
+        let no = self.write_undo(id, &Self::undo_rec(tree, kind, key, before))?;
+        let entry = ClusteredEntry {
+            trx_id: id,
+            roll_ptr: undo::roll_ptr(no, kind == Kind::Insert),
+            delete_marked: false,
+            row,
+        }
+        .encode();
+        let lsn = if kind == Kind::Insert {
+            tree.insert(key, &entry)?
+        } else {
+            tree.upsert(key, &entry)?
+        };
+        self.last_lsn = self.last_lsn.max(lsn);
+        Ok(())
+    }
+
+    /// Replaces the row under `key`; false if there is none.
+    pub fn update(&mut self, tree: &BTree, key: &[u8], row: &[u8]) -> TrxResult<bool> {
+        self.change(tree, key, Some(row))
+    }
+
+    /// Deletes the row under `key` (delete-marks it; purge removes it); false if
+    /// there is none.
+    pub fn delete(&mut self, tree: &BTree, key: &[u8]) -> TrxResult<bool> {
+        self.change(tree, key, None)
+    }
+
+    fn change(&mut self, tree: &BTree, key: &[u8], row: Option<&[u8]>) -> TrxResult<bool> {
+        let id = self.writable()?;
+        self.lock(tree, key, Mode::X, self.wait())?;
+        let Some(current) = tree.get(key)? else {
+            return Ok(false);
+        };
+        let e = decode(&current)?;
+        if e.delete_marked {
+            return Ok(false);
+        }
+        let kind = if row.is_some() {
+            Kind::Update
+        } else {
+            Kind::DeleteMark
+        };
+        let new_row = row.unwrap_or(e.row).to_vec();
+        let no = self.write_undo(id, &Self::undo_rec(tree, kind, key, current.clone()))?;
+        let entry = ClusteredEntry {
+            trx_id: id,
+            roll_ptr: undo::roll_ptr(no, false),
+            delete_marked: row.is_none(),
+            row: &new_row,
+        }
+        .encode();
+        let lsn = tree.upsert(key, &entry)?;
+        self.last_lsn = self.last_lsn.max(lsn);
+        Ok(true)
+    }
+
+    /// A savepoint: `rollback_to` it undoes what came after (statement rollback,
+    /// SAVEPOINT). Locks stay.
+    pub fn savepoint(&self) -> u64 {
+        self.undo_no
+    }
+
+    /// Undoes every change made after `savepoint`.
+    pub fn rollback_to(&mut self, savepoint: u64) -> TrxResult<()> {
+        let Some(id) = self.id() else {
+            return Ok(());
+        };
+        let rseg = self.te.rseg(id);
+        while self.undo_no > savepoint {
+            let no = self.undo_no - 1;
+            if let Some(v) = rseg.get(&undo::undo_key(id, no))? {
+                let rec = UndoRec::decode(&v)
+                    .ok_or_else(|| TrxError::Corrupt(format!("undo record {no} of {id}")))?;
+                undo_one(self.te, id, no, &rec)?;
+                rseg.delete(&undo::undo_key(id, no))?;
+            }
+            self.undo_no = no;
+        }
+        Ok(())
+    }
+
+    fn rollback_all(&mut self) -> TrxResult<()> {
+        if self.done {
+            return Ok(());
+        }
+        self.done = true;
+        let res = self.rollback_to(0);
+        // If undo failed half-way (an I/O error), the transaction stays registered as
+        // active and its rows locked: a restart rolls it back from its undo.
+        if res.is_ok()
+            && let Some(rw) = self.rw.take()
+        {
+            let id = rw.id;
+            self.te.sys.rolled_back(rw);
+            self.te.locks.release_all(id, &self.locks);
+            self.te.stats.rollbacks.fetch_add(1, Ordering::Relaxed);
+        }
+        self.reader.close_view();
+        res
+    }
+
+    /// Rolls the whole transaction back.
+    pub fn rollback(mut self) -> TrxResult<()> {
+        self.rollback_all()
+    }
+
+    /// Commits: the changes become visible to views taken from now on, the locks are
+    /// released, and the call returns once the commit is as durable as
+    /// innodb_flush_log_at_trx_commit asks.
+    pub fn commit(mut self) -> TrxResult<()> {
+        self.done = true;
+        self.reader.close_view();
+        let Some(rw) = self.rw.take() else {
+            return Ok(()); // read-only: nothing to do
+        };
+        let id = rw.id;
+        if self.undo_no == 0 {
+            // Only locked rows: nothing to make durable or to purge.
+            self.te.sys.rolled_back(rw);
+            self.te.locks.release_all(id, &self.locks);
+            return Ok(());
+        }
+        let lsn = self
+            .te
+            .rseg(id)
+            .insert(&undo::undo_key(id, COMMIT_NO), &[])?;
+        let csn = self.te.sys.commit(rw);
+        self.te.add_history(csn, id);
+        self.te.locks.release_all(id, &self.locks);
+        self.te.stats.commits.fetch_add(1, Ordering::Relaxed);
+        self.te.engine.commit(lsn.max(self.last_lsn))?;
+        Ok(())
+    }
+}
+
+impl Drop for Trx<'_> {
+    fn drop(&mut self) {
+        if !self.done
+            && let Err(e) = self.rollback_all()
+        {
+            tracing::error!("rolling back a dropped transaction: {e}");
+        }
+    }
+}
+
+fn decode(v: &[u8]) -> TrxResult<ClusteredEntry<'_>> {
+    row::decode_clustered(v).ok_or_else(|| TrxError::Corrupt("clustered value too short".into()))
+}
+
+/// The latest version of a row: (delete-marked, row), for locking reads.
+fn latest(tree: &BTree, key: &[u8]) -> TrxResult<Option<(bool, Vec<u8>)>> {
+    match tree.get(key)? {
+        None => Ok(None),
+        Some(v) => {
+            let e = decode(&v)?;
+            Ok(Some((e.delete_marked, e.row.to_vec())))
+        }
+    }
+}
+
+/// The row of the newest version of `value` visible in `view` (None: the row does
+/// not exist for the view).
+pub(crate) fn visible_version(
+    te: &TrxEngine,
+    view: &ReadView,
+    value: &[u8],
+) -> TrxResult<Option<Vec<u8>>> {
+    let mut owned: Vec<u8>;
+    let mut cur: &[u8] = value;
+    for _ in 0..VERSIONS_MAX {
+        let e = decode(cur)?;
+        if te.sys.visible(view, e.trx_id) {
+            return Ok((!e.delete_marked).then(|| e.row.to_vec()));
+        }
+        let (no, insert) = undo::parse_roll_ptr(e.roll_ptr);
+        if insert {
+            return Ok(None); // inserted by a transaction the view does not see
+        }
+        let trx = e.trx_id;
+        let rec = te
+            .rseg(trx)
+            .get(&undo::undo_key(trx, no))?
+            .and_then(|v| UndoRec::decode(&v))
+            .ok_or_else(|| {
+                TrxError::Corrupt(format!("undo record {no} of transaction {trx} is missing"))
+            })?;
+        owned = rec.before;
+        cur = &owned;
+    }
+    Err(TrxError::Corrupt("version chain too long".into()))
+}
+
+/// A consistent scan (`Trx::scan`).
+pub struct Scan<'t, 's> {
+    cursor: Cursor<'t>,
+    trx: &'t mut Trx<'s>,
+}
+
+impl Iterator for Scan<'_, '_> {
+    type Item = TrxResult<(Vec<u8>, Vec<u8>)>;
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let (k, v) = match self.cursor.next()? {
+                Ok(kv) => kv,
+                Err(e) => return Some(Err(e.into())),
+            };
+            match self.trx.visible(&v) {
+                Ok(Some(row)) => return Some(Ok((k, row))),
+                Ok(None) => continue,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}

@@ -1,0 +1,506 @@
+//! Transactions end to end on an in-memory file system: visibility at each isolation
+//! level, rollback and savepoints, row locks (waits, NOWAIT, SKIP LOCKED, deadlocks,
+//! timeouts), purge, and the rollback of transactions a crash left active.
+
+mod common;
+
+use std::ops::Bound;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use kiln_storage::btree::BTree;
+use kiln_storage::engine::Engine;
+use kiln_storage::io::mem::{CrashMode, MemVfs};
+use kiln_storage::trx::{
+    Isolation, LockError, Mode, ReadMode, TrxConfig, TrxEngine, TrxError, TrxOptions, Wait,
+};
+
+fn trx_config() -> TrxConfig {
+    TrxConfig {
+        rollback_segments: 8,
+        undo_tablespaces: 2,
+        lock_wait_timeout: Duration::from_secs(10),
+        purge_threads: 0,
+        background_rollback: false,
+    }
+}
+
+struct Db {
+    vfs: MemVfs,
+    engine: Arc<Engine>,
+    te: Arc<TrxEngine>,
+    t: Arc<BTree>,
+}
+
+fn db() -> Db {
+    let vfs = MemVfs::new();
+    let engine = open(&vfs, &config(2048, 16 << 20, true));
+    let s = engine.create_space("test/t.ibd").unwrap();
+    let t = Arc::new(engine.create_tree(&s, 1).unwrap());
+    let te = TrxEngine::open(engine.clone(), trx_config()).unwrap();
+    te.register_tree(t.clone());
+    Db { vfs, engine, te, t }
+}
+
+fn reopen(vfs: &MemVfs, config: TrxConfig) -> Db {
+    let engine = open(vfs, &common::config(2048, 16 << 20, true));
+    let sid = engine
+        .spaces()
+        .unwrap()
+        .into_iter()
+        .find(|(_, p)| p == "test/t.ibd")
+        .unwrap()
+        .0;
+    let t = Arc::new(
+        engine
+            .open_tree(&engine.space(sid).unwrap(), 1)
+            .unwrap()
+            .unwrap(),
+    );
+    let te = TrxEngine::open(engine.clone(), config).unwrap();
+    te.register_tree(t.clone());
+    Db {
+        vfs: vfs.clone(),
+        engine,
+        te,
+        t,
+    }
+}
+
+/// Crashes with the redo of everything so far durable (so recovery must undo what
+/// was not committed rather than simply lose it), and returns the files.
+fn crash(d: Db) -> MemVfs {
+    d.engine.sync_to(d.engine.log().current_lsn()).unwrap();
+    d.te.shutdown();
+    d.engine.stop_background();
+    let vfs = d.vfs.clone();
+    drop(d);
+    vfs.crash(CrashMode::DropUnsynced);
+    vfs
+}
+
+fn opts(isolation: Isolation) -> TrxOptions {
+    TrxOptions {
+        isolation,
+        ..TrxOptions::default()
+    }
+}
+
+const RR: Isolation = Isolation::RepeatableRead;
+const RC: Isolation = Isolation::ReadCommitted;
+
+fn get(tx: &mut kiln_storage::trx::Trx<'_>, t: &BTree, k: &str) -> Option<String> {
+    tx.read(t, k.as_bytes(), ReadMode::Consistent)
+        .unwrap()
+        .map(|v| String::from_utf8(v).unwrap())
+}
+
+#[test]
+fn snapshots_see_commits_by_isolation_level() {
+    let d = db();
+    let (mut s1, mut s2) = (d.te.session().unwrap(), d.te.session().unwrap());
+    let mut w = s1.begin(opts(RR));
+    w.insert(&d.t, b"a", b"1").unwrap();
+    w.insert(&d.t, b"b", b"1").unwrap();
+    assert_eq!(
+        get(&mut w, &d.t, "a").as_deref(),
+        Some("1"),
+        "own insert visible"
+    );
+    {
+        let mut r = s2.begin(opts(RR));
+        assert_eq!(get(&mut r, &d.t, "a"), None, "uncommitted insert invisible");
+        r.commit().unwrap();
+    }
+    w.commit().unwrap();
+
+    let mut rr = s2.begin(opts(RR));
+    assert_eq!(get(&mut rr, &d.t, "a").as_deref(), Some("1"));
+    let mut w = s1.begin(opts(RR));
+    assert!(w.update(&d.t, b"a", b"2").unwrap());
+    assert!(w.delete(&d.t, b"b").unwrap());
+    w.insert(&d.t, b"c", b"1").unwrap();
+    w.commit().unwrap();
+    // REPEATABLE READ keeps its snapshot; the versions come from undo.
+    assert_eq!(get(&mut rr, &d.t, "a").as_deref(), Some("1"));
+    assert_eq!(get(&mut rr, &d.t, "b").as_deref(), Some("1"));
+    assert_eq!(get(&mut rr, &d.t, "c"), None);
+    let rows: Vec<_> = rr
+        .scan(&d.t, Bound::Unbounded, Bound::Unbounded, false)
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (b"a".to_vec(), b"1".to_vec()),
+            (b"b".to_vec(), b"1".to_vec())
+        ]
+    );
+    // A locking read sees the latest committed version even in REPEATABLE READ.
+    assert_eq!(
+        rr.read(&d.t, b"a", ReadMode::Share(Wait::NoWait)).unwrap(),
+        Some(b"2".to_vec())
+    );
+    rr.commit().unwrap();
+    drop(s2);
+
+    // READ COMMITTED: a new snapshot per statement.
+    let mut s2 = d.te.session().unwrap();
+    let mut rc = s2.begin(opts(RC));
+    assert_eq!(get(&mut rc, &d.t, "a").as_deref(), Some("2"));
+    let mut w = s1.begin(opts(RR));
+    w.update(&d.t, b"a", b"3").unwrap();
+    rc.statement_start();
+    assert_eq!(
+        get(&mut rc, &d.t, "a").as_deref(),
+        Some("2"),
+        "not committed yet"
+    );
+    w.commit().unwrap();
+    assert_eq!(
+        get(&mut rc, &d.t, "a").as_deref(),
+        Some("2"),
+        "same statement"
+    );
+    rc.statement_start();
+    assert_eq!(
+        get(&mut rc, &d.t, "a").as_deref(),
+        Some("3"),
+        "next statement"
+    );
+    rc.commit().unwrap();
+
+    // READ UNCOMMITTED sees uncommitted changes.
+    let mut w = s1.begin(opts(RR));
+    w.update(&d.t, b"a", b"dirty").unwrap();
+    let mut ru = s2.begin(opts(Isolation::ReadUncommitted));
+    assert_eq!(get(&mut ru, &d.t, "a").as_deref(), Some("dirty"));
+    ru.commit().unwrap();
+    w.rollback().unwrap();
+    let mut r = s2.begin(opts(RR));
+    assert_eq!(get(&mut r, &d.t, "a").as_deref(), Some("3"), "rolled back");
+}
+
+#[test]
+fn consistent_snapshot_is_taken_at_begin() {
+    let d = db();
+    let (mut s1, mut s2) = (d.te.session().unwrap(), d.te.session().unwrap());
+    let mut snap = s2.begin(TrxOptions {
+        consistent_snapshot: true,
+        ..opts(RR)
+    });
+    let mut w = s1.begin(opts(RR));
+    w.insert(&d.t, b"x", b"1").unwrap();
+    w.commit().unwrap();
+    assert_eq!(get(&mut snap, &d.t, "x"), None);
+}
+
+#[test]
+fn rollback_savepoints_and_read_only() {
+    let d = db();
+    let mut s = d.te.session().unwrap();
+    let mut tx = s.begin(opts(RR));
+    tx.insert(&d.t, b"k1", b"v1").unwrap();
+    tx.commit().unwrap();
+
+    let mut tx = s.begin(opts(RR));
+    tx.insert(&d.t, b"k2", b"v2").unwrap();
+    let sp = tx.savepoint();
+    tx.update(&d.t, b"k1", b"changed").unwrap();
+    tx.insert(&d.t, b"k3", b"v3").unwrap();
+    tx.delete(&d.t, b"k2").unwrap();
+    // A statement that fails half-way leaves nothing behind.
+    assert!(matches!(
+        tx.insert(&d.t, b"k1", b"dup"),
+        Err(TrxError::DuplicateKey)
+    ));
+    tx.rollback_to(sp).unwrap();
+    assert_eq!(get(&mut tx, &d.t, "k1").as_deref(), Some("v1"));
+    assert_eq!(get(&mut tx, &d.t, "k2").as_deref(), Some("v2"));
+    assert_eq!(get(&mut tx, &d.t, "k3"), None);
+    tx.commit().unwrap();
+    assert_eq!(
+        dump(&d.t).len(),
+        2,
+        "no entry left by the rolled-back statement"
+    );
+
+    let mut tx = s.begin(opts(RR));
+    tx.update(&d.t, b"k1", b"gone").unwrap();
+    tx.delete(&d.t, b"k2").unwrap();
+    tx.insert(&d.t, b"k9", b"v9").unwrap();
+    tx.rollback().unwrap();
+    let mut tx = s.begin(opts(RR));
+    assert_eq!(get(&mut tx, &d.t, "k1").as_deref(), Some("v1"));
+    assert_eq!(get(&mut tx, &d.t, "k2").as_deref(), Some("v2"));
+    assert_eq!(get(&mut tx, &d.t, "k9"), None);
+    drop(tx); // dropped without commit: rolled back
+
+    let mut ro = s.begin(TrxOptions {
+        read_only: true,
+        ..opts(RR)
+    });
+    let e = ro.insert(&d.t, b"z", b"z").unwrap_err();
+    assert!(matches!(e, TrxError::ReadOnly));
+    assert_eq!(e.mysql_errno(), 1792);
+    assert_eq!(get(&mut ro, &d.t, "k1").as_deref(), Some("v1"));
+    assert_eq!(ro.id(), None, "a read-only transaction never gets an id");
+}
+
+#[test]
+fn writers_wait_for_row_locks_and_deadlocks_roll_back_one() {
+    let d = Arc::new(db());
+    {
+        let mut s = d.te.session().unwrap();
+        let mut tx = s.begin(opts(RR));
+        tx.insert(&d.t, b"a", b"0").unwrap();
+        tx.insert(&d.t, b"b", b"0").unwrap();
+        tx.commit().unwrap();
+    }
+    // NOWAIT and SKIP LOCKED against a held X lock.
+    let mut s1 = d.te.session().unwrap();
+    let mut s2 = d.te.session().unwrap();
+    let mut t1 = s1.begin(opts(RR));
+    t1.update(&d.t, b"a", b"1").unwrap();
+    let mut t2 = s2.begin(opts(RR));
+    let e = t2
+        .read(&d.t, b"a", ReadMode::Update(Wait::NoWait))
+        .unwrap_err();
+    assert_eq!(e.mysql_errno(), 3572);
+    assert_eq!(
+        t2.read(&d.t, b"a", ReadMode::Update(Wait::Skip)).unwrap(),
+        None
+    );
+    assert_eq!(
+        t2.read(&d.t, b"b", ReadMode::Update(Wait::Skip)).unwrap(),
+        Some(b"0".to_vec())
+    );
+    // A timeout fails the statement only.
+    let e = t2
+        .read(
+            &d.t,
+            b"a",
+            ReadMode::Update(Wait::Block(Duration::from_millis(30))),
+        )
+        .unwrap_err();
+    assert_eq!(e.mysql_errno(), 1205);
+    t2.rollback().unwrap();
+    drop(s2);
+
+    // A waiting writer proceeds when the holder commits, and sees its commit.
+    let h = {
+        let d = d.clone();
+        std::thread::spawn(move || {
+            let mut s = d.te.session().unwrap();
+            let mut tx = s.begin(opts(RR));
+            let v = tx.read(
+                &d.t,
+                b"a",
+                ReadMode::Update(Wait::Block(Duration::from_secs(10))),
+            );
+            tx.update(&d.t, b"a", b"2").unwrap();
+            tx.commit().unwrap();
+            v.unwrap()
+        })
+    };
+    while d
+        .te
+        .locks
+        .stats
+        .waits
+        .load(std::sync::atomic::Ordering::SeqCst)
+        < 2
+    {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    t1.commit().unwrap();
+    assert_eq!(h.join().unwrap(), Some(b"1".to_vec()));
+
+    // A deadlock: one of the two is rolled back with 1213, the other commits.
+    let barrier = Arc::new(std::sync::Barrier::new(2));
+    let hs: Vec<_> = [(b"a", b"b"), (b"b", b"a")]
+        .into_iter()
+        .map(|(first, second)| {
+            let (d, barrier) = (d.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let mut s = d.te.session().unwrap();
+                let mut tx = s.begin(opts(RR));
+                tx.update(&d.t, first, b"x").unwrap();
+                barrier.wait();
+                match tx.update(&d.t, second, b"y") {
+                    Ok(_) => {
+                        tx.commit().unwrap();
+                        0
+                    }
+                    Err(e) => e.mysql_errno(),
+                }
+            })
+        })
+        .collect();
+    let mut codes: Vec<u16> = hs.into_iter().map(|h| h.join().unwrap()).collect();
+    codes.sort();
+    assert_eq!(codes, vec![0, 1213]);
+    assert!(d.te.locks.snapshot().is_empty(), "every lock released");
+    assert_eq!(d.te.sys.active_count(), 0);
+}
+
+#[test]
+fn purge_keeps_what_open_views_need_then_drains_history() {
+    let d = db();
+    let mut s = d.te.session().unwrap();
+    let mut tx = s.begin(opts(RR));
+    for i in 0..200u32 {
+        tx.insert(&d.t, &i.to_be_bytes(), b"v0").unwrap();
+    }
+    tx.commit().unwrap();
+    let mut old_session = d.te.session().unwrap();
+    let mut old = old_session.begin(opts(RR));
+    assert_eq!(
+        old.read(&d.t, &7u32.to_be_bytes(), ReadMode::Consistent)
+            .unwrap(),
+        Some(b"v0".to_vec())
+    );
+    for round in 1..=3u32 {
+        let mut tx = s.begin(opts(RR));
+        for i in 0..200u32 {
+            if i % 2 == 0 {
+                tx.update(&d.t, &i.to_be_bytes(), format!("v{round}").as_bytes())
+                    .unwrap();
+            } else if round == 1 {
+                tx.delete(&d.t, &i.to_be_bytes()).unwrap();
+            }
+        }
+        tx.commit().unwrap();
+        d.te.purge().unwrap();
+    }
+    // The old view still reads its versions: nothing it needs was purged.
+    assert!(d.te.history_len() >= 3);
+    let rows: Vec<_> = old
+        .scan(&d.t, Bound::Unbounded, Bound::Unbounded, false)
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(rows.len(), 200);
+    assert!(rows.iter().all(|(_, v)| v == b"v0"));
+    old.commit().unwrap();
+    drop(old_session);
+    d.te.purge().unwrap();
+    assert_eq!(d.te.history_len(), 0, "history drained");
+    // Delete-marked entries are gone, and the undo trees are empty again.
+    assert_eq!(dump(&d.t).len(), 100);
+    assert_eq!(d.te.sys.commit_map_len(), 0);
+    let mut r = s.begin(opts(RR));
+    assert_eq!(
+        r.scan(&d.t, Bound::Unbounded, Bound::Unbounded, false)
+            .count(),
+        100
+    );
+    r.commit().unwrap();
+}
+
+#[test]
+fn a_crash_rolls_back_what_was_not_committed() {
+    let d = db();
+    let mut s = d.te.session().unwrap();
+    let mut tx = s.begin(opts(RR));
+    for i in 0..50u32 {
+        tx.insert(&d.t, &i.to_be_bytes(), b"committed").unwrap();
+    }
+    tx.commit().unwrap();
+    // Active at the crash: updates, deletes, inserts.
+    let mut tx = s.begin(opts(RR));
+    for i in 0..50u32 {
+        match i % 3 {
+            0 => assert!(tx.update(&d.t, &i.to_be_bytes(), b"uncommitted").unwrap()),
+            1 => assert!(tx.delete(&d.t, &i.to_be_bytes()).unwrap()),
+            _ => tx.insert(&d.t, &(1000 + i).to_be_bytes(), b"new").unwrap(),
+        }
+    }
+    std::mem::forget(tx);
+    std::mem::forget(s);
+    let vfs = crash(d);
+
+    let d = reopen(&vfs, trx_config());
+    assert_eq!(d.te.recovering(), 0, "rolled back during open");
+    let mut s = d.te.session().unwrap();
+    let mut r = s.begin(opts(RR));
+    let rows: Vec<_> = r
+        .scan(&d.t, Bound::Unbounded, Bound::Unbounded, false)
+        .map(|x| x.unwrap())
+        .collect();
+    assert_eq!(rows.len(), 50);
+    assert!(rows.iter().all(|(_, v)| v == b"committed"), "{rows:?}");
+    r.commit().unwrap();
+    // New transactions get fresh ids and work normally.
+    let mut tx = s.begin(opts(RR));
+    tx.update(&d.t, &1u32.to_be_bytes(), b"after").unwrap();
+    tx.commit().unwrap();
+    d.te.purge().unwrap();
+    assert_eq!(d.te.history_len(), 0);
+}
+
+#[test]
+fn background_rollback_keeps_rows_locked_until_done() {
+    let d = db();
+    let mut s = d.te.session().unwrap();
+    let mut tx = s.begin(opts(RR));
+    tx.insert(&d.t, b"row", b"v1").unwrap();
+    tx.commit().unwrap();
+    let mut tx = s.begin(opts(RR));
+    tx.update(&d.t, b"row", b"v2").unwrap();
+    std::mem::forget(tx);
+    std::mem::forget(s);
+    let vfs = crash(d);
+    let d = reopen(
+        &vfs,
+        TrxConfig {
+            background_rollback: true,
+            ..trx_config()
+        },
+    );
+    // Whether or not the rollback is done yet, readers see the committed version,
+    // and a writer gets the row only after the rollback.
+    let mut s = d.te.session().unwrap();
+    let mut r = s.begin(opts(RR));
+    assert_eq!(get(&mut r, &d.t, "row").as_deref(), Some("v1"));
+    r.commit().unwrap();
+    let mut w = s.begin(opts(RR));
+    assert_eq!(
+        w.read(
+            &d.t,
+            b"row",
+            ReadMode::Update(Wait::Block(Duration::from_secs(10)))
+        )
+        .unwrap(),
+        Some(b"v1".to_vec())
+    );
+    w.commit().unwrap();
+    d.te.wait_recovered();
+    assert_eq!(d.te.recovering(), 0);
+}
+
+#[test]
+fn lock_modes_share_and_exclude() {
+    let d = db();
+    let mut s1 = d.te.session().unwrap();
+    let mut s2 = d.te.session().unwrap();
+    let mut a = s1.begin(opts(RR));
+    a.insert(&d.t, b"r", b"1").unwrap();
+    a.commit().unwrap();
+    let mut a = s1.begin(opts(RR));
+    let mut b = s2.begin(opts(RR));
+    assert!(a.lock(&d.t, b"r", Mode::S, Wait::NoWait).unwrap());
+    assert!(b.lock(&d.t, b"r", Mode::S, Wait::NoWait).unwrap());
+    // X waits for both S holders; S holders do not block each other.
+    assert!(matches!(
+        b.lock(&d.t, b"r", Mode::X, Wait::NoWait),
+        Err(TrxError::Lock(LockError::NoWait))
+    ));
+    a.commit().unwrap();
+    assert!(
+        b.lock(&d.t, b"r", Mode::X, Wait::NoWait).unwrap(),
+        "upgrade once alone"
+    );
+    assert!(b.update(&d.t, b"r", b"2").unwrap());
+    b.commit().unwrap();
+}
