@@ -20,7 +20,7 @@ fn trx_config() -> TrxConfig {
     TrxConfig {
         rollback_segments: 8,
         undo_tablespaces: 2,
-        lock_wait_timeout: Duration::from_secs(10),
+        lock_wait_timeout: Duration::from_secs(3),
         purge_threads: 0,
         background_rollback: false,
     }
@@ -503,4 +503,124 @@ fn lock_modes_share_and_exclude() {
     );
     assert!(b.update(&d.t, b"r", b"2").unwrap());
     b.commit().unwrap();
+}
+
+fn balance(v: &[u8]) -> i64 {
+    i64::from_be_bytes(v.try_into().unwrap())
+}
+
+/// Many threads move amounts between accounts in random order (so they deadlock),
+/// some abort on purpose; readers check that every snapshot's total is constant.
+/// Afterwards the total is intact, every lock is gone, and purge drains the history.
+#[test]
+fn transfers_keep_the_total_under_concurrency() {
+    const ACCOUNTS: u32 = 20;
+    let d = Arc::new(db());
+    {
+        let mut s = d.te.session().unwrap();
+        let mut tx = s.begin(opts(RR));
+        for a in 0..ACCOUNTS {
+            tx.insert(&d.t, &a.to_be_bytes(), &1000i64.to_be_bytes())
+                .unwrap();
+        }
+        tx.commit().unwrap();
+    }
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writers: Vec<_> = (0..4u64)
+        .map(|w| {
+            let d = d.clone();
+            std::thread::spawn(move || {
+                let mut rng = Rng(w * 7 + 1);
+                let mut s = d.te.session().unwrap();
+                let (mut commits, mut deadlocks) = (0, 0);
+                for _ in 0..400 {
+                    let from = rng.below(ACCOUNTS as u64) as u32;
+                    let to = (from + 1 + rng.below(ACCOUNTS as u64 - 1) as u32) % ACCOUNTS;
+                    let amount = rng.below(50) as i64;
+                    let iso = if rng.below(2) == 0 { RR } else { RC };
+                    let mut tx = s.begin(opts(iso));
+                    let res = (|| -> Result<(), TrxError> {
+                        for (acct, delta) in [(from, -amount), (to, amount)] {
+                            let k = acct.to_be_bytes();
+                            let wait = Wait::Block(Duration::from_secs(10));
+                            let v = tx.read(&d.t, &k, ReadMode::Update(wait))?.unwrap();
+                            tx.update(&d.t, &k, &(balance(&v) + delta).to_be_bytes())?;
+                        }
+                        Ok(())
+                    })();
+                    match res {
+                        Ok(()) if rng.below(10) == 0 => tx.rollback().unwrap(),
+                        Ok(()) => {
+                            tx.commit().unwrap();
+                            commits += 1;
+                        }
+                        Err(e) => {
+                            assert_eq!(e.mysql_errno(), 1213, "{e}: {:?}", d.te.locks.snapshot());
+                            deadlocks += 1;
+                            // Already rolled back by the deadlock: dropping is a no-op.
+                        }
+                    }
+                }
+                (commits, deadlocks)
+            })
+        })
+        .collect();
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let (d, stop) = (d.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut s = d.te.session().unwrap();
+                let mut checks = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) || checks == 0 {
+                    let mut tx = s.begin(opts(RR));
+                    let total: i64 = tx
+                        .scan(&d.t, Bound::Unbounded, Bound::Unbounded, false)
+                        .map(|r| balance(&r.unwrap().1))
+                        .sum();
+                    assert_eq!(
+                        total,
+                        1000 * ACCOUNTS as i64,
+                        "a snapshot saw a partial transfer"
+                    );
+                    tx.commit().unwrap();
+                    checks += 1;
+                }
+                checks
+            })
+        })
+        .collect();
+    let purger = {
+        let (d, stop) = (d.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                d.te.purge().unwrap();
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        })
+    };
+    let (mut commits, mut deadlocks) = (0, 0);
+    for w in writers {
+        let (c, dl) = w.join().unwrap();
+        commits += c;
+        deadlocks += dl;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let checks: usize = readers.into_iter().map(|r| r.join().unwrap()).sum();
+    purger.join().unwrap();
+    assert!(commits > 500, "commits {commits}");
+    assert!(checks > 0);
+    eprintln!("transfers: {commits} commits, {deadlocks} deadlocks, {checks} snapshot checks");
+    let mut s = d.te.session().unwrap();
+    let mut tx = s.begin(opts(RR));
+    let total: i64 = tx
+        .scan(&d.t, Bound::Unbounded, Bound::Unbounded, false)
+        .map(|r| balance(&r.unwrap().1))
+        .sum();
+    assert_eq!(total, 1000 * ACCOUNTS as i64);
+    tx.commit().unwrap();
+    drop(s);
+    assert!(d.te.locks.snapshot().is_empty());
+    assert_eq!(d.te.sys.active_count(), 0);
+    d.te.purge().unwrap();
+    assert_eq!(d.te.history_len(), 0);
 }

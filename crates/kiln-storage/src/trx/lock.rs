@@ -255,7 +255,11 @@ impl LockSys {
         match outcome {
             WaitState::Granted => Ok(Acquired::Granted),
             WaitState::Deadlock => {
-                self.cancel(trx, key);
+                if self.cancel(trx, key) {
+                    // Granted in the meantime: no longer waiting, so no longer in a
+                    // cycle.
+                    return Ok(Acquired::Granted);
+                }
                 self.stats
                     .deadlocks
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -340,47 +344,62 @@ impl LockSys {
         }
     }
 
-    /// Deadlock detection from a new waiter (see the module comment).
+    /// Deadlock detection from a new waiter (see the module comment). After choosing
+    /// a victim other than `start`, it searches again without the victim (which
+    /// releases everything as it rolls back): the walk finds one cycle at a time, and
+    /// `start` may be on several (as in InnoDB's checker).
     fn detect(&self, start: u64) {
         let _one = self.detect.lock();
-        // Depth-first over the waits-for graph; `path` is the current chain from
-        // `start`.
-        let mut path: Vec<(u64, Vec<u64>)> = vec![(start, self.blockers(start))];
+        let mut doomed = std::collections::HashSet::new();
+        loop {
+            let Some(cycle) = self.find_cycle(start, &doomed) else {
+                return;
+            };
+            let waiting = self.waiting.lock();
+            let victim = cycle
+                .iter()
+                .filter_map(|t| waiting.get(t).map(|w| (w.weight, *t != start, *t)))
+                .min()
+                .map(|(_, _, t)| t)
+                .unwrap_or(start);
+            if let Some(w) = waiting.get(&victim) {
+                let mut st = w.waiter.state.lock();
+                if *st == WaitState::Waiting {
+                    *st = WaitState::Deadlock;
+                    w.waiter.cv.notify_all();
+                }
+            }
+            if victim == start {
+                return;
+            }
+            doomed.insert(victim);
+        }
+    }
+
+    /// A cycle of waits through `start` (the chain from `start`), ignoring `doomed`
+    /// transactions. A walk longer than `DETECT_STEPS_MAX` counts as a cycle.
+    fn find_cycle(&self, start: u64, doomed: &std::collections::HashSet<u64>) -> Option<Vec<u64>> {
+        let live = |mut b: Vec<u64>| {
+            b.retain(|t| !doomed.contains(t));
+            b
+        };
+        // Depth-first; `path` is the current chain from `start`.
+        let mut path: Vec<(u64, Vec<u64>)> = vec![(start, live(self.blockers(start)))];
         let mut seen = std::collections::HashSet::new();
         let mut steps = 0;
-        let cycle: Option<Vec<u64>> = loop {
-            let Some((_, next)) = path.last_mut() else {
-                break None;
-            };
+        loop {
+            let (_, next) = path.last_mut()?;
             let Some(t) = next.pop() else {
                 path.pop();
                 continue;
             };
             steps += 1;
-            if steps > DETECT_STEPS_MAX {
-                break Some(path.iter().map(|(t, _)| *t).collect());
-            }
-            if t == start {
-                break Some(path.iter().map(|(t, _)| *t).collect());
+            if t == start || steps > DETECT_STEPS_MAX {
+                return Some(path.iter().map(|(t, _)| *t).collect());
             }
             if seen.insert(t) {
-                let b = self.blockers(t);
+                let b = live(self.blockers(t));
                 path.push((t, b));
-            }
-        };
-        let Some(cycle) = cycle else { return };
-        let waiting = self.waiting.lock();
-        let victim = cycle
-            .iter()
-            .filter_map(|t| waiting.get(t).map(|w| (w.weight, *t != start, *t)))
-            .min()
-            .map(|(_, _, t)| t)
-            .unwrap_or(start);
-        if let Some(w) = waiting.get(&victim) {
-            let mut st = w.waiter.state.lock();
-            if *st == WaitState::Waiting {
-                *st = WaitState::Deadlock;
-                w.waiter.cv.notify_all();
             }
         }
     }
@@ -517,5 +536,61 @@ mod tests {
             }
             assert_eq!(l.stats.deadlocks.load(Ordering::SeqCst), 1);
         }
+    }
+}
+
+#[cfg(test)]
+mod stress {
+    use super::*;
+
+    /// Threads lock random pairs of keys in random order: every wait ends by a grant
+    /// or a deadlock, never by a timeout.
+    #[test]
+    fn random_pairs_never_time_out() {
+        let l = Arc::new(LockSys::new());
+        let hs: Vec<_> = (0..4u64)
+            .map(|t| {
+                let l = l.clone();
+                std::thread::spawn(move || {
+                    let mut rng = crate::rng::Rng(t + 3);
+                    let mut deadlocks = 0;
+                    for i in 0..2000u64 {
+                        let trx = t * 1_000_000 + i + 1;
+                        let keys: Vec<LockKey> = (0..2)
+                            .map(|_| LockKey {
+                                space: 1,
+                                index: 1,
+                                key: vec![rng.below(5) as u8],
+                            })
+                            .collect();
+                        let mut held = Vec::new();
+                        let mut ok = true;
+                        for k in &keys {
+                            match l.lock(
+                                trx,
+                                k,
+                                Mode::X,
+                                Wait::Block(Duration::from_secs(5)),
+                                held.len() as u64,
+                            ) {
+                                Ok(_) => held.push(k.clone()),
+                                Err(LockError::Deadlock) => {
+                                    deadlocks += 1;
+                                    ok = false;
+                                    break;
+                                }
+                                Err(e) => panic!("{e:?} for trx {trx}: {:?}", l.snapshot()),
+                            }
+                        }
+                        let _ = ok;
+                        l.release_all(trx, &held);
+                    }
+                    deadlocks
+                })
+            })
+            .collect();
+        let deadlocks: usize = hs.into_iter().map(|h| h.join().unwrap()).sum();
+        assert!(l.snapshot().is_empty());
+        eprintln!("{deadlocks} deadlocks");
     }
 }

@@ -318,7 +318,7 @@ impl TrxEngine {
                 });
             }
             let id = rw.id;
-            self.sys.rolled_back(rw);
+            self.sys.rolled_back(rw, true);
             self.locks.release_all(id, &keys);
             self.stats.rollbacks.fetch_add(1, Ordering::Relaxed);
             *self.recovering_left.lock() -= 1;

@@ -13,8 +13,10 @@
 //!   Raised after each finish: min(registered ids, next id read before the scan).
 //! - A read view is (low, snapshot CSN, next id) read in that order: three atomic loads
 //!   and one store into the reader's own slot — O(1), writing no shared cache line.
-//! - `floor`: ids below it are committed and visible to every view, so the commit map
-//!   may forget them. Raised by `advance_horizons` (purge) from the oldest snapshot.
+//! - `floor`: ids below it are committed and visible to every view — or rolled back
+//!   before every view began, so that no reader can hold a version they wrote — and
+//!   the commit map may forget them. Raised by `advance_horizons` (purge) from the
+//!   oldest snapshot. Rolled-back transactions that wrote are in the map until then.
 //!
 //! Reader slots: each reader (a session, a purge thread) owns a cache-padded slot
 //! holding the snapshot CSN of its current view (`NO_VIEW` without one). Publication is
@@ -34,6 +36,10 @@ pub const SHARDS: usize = 64;
 pub const ID_BATCH: u64 = 1024;
 /// Commit-map value while a commit is taking its CSN.
 const COMMITTING: u64 = u64::MAX;
+/// Commit-map values with this bit: rolled back, when the CSN counter was at the rest.
+/// Kept until every view is newer, because a reader may hold a version of the rolled-
+/// back transaction it read before the rollback restored the entry.
+const ROLLED_BACK: u64 = 1 << 62;
 /// Slot value: no read view.
 const NO_VIEW: u64 = u64::MAX;
 /// Reader slots (sessions + background threads); `reader` fails beyond this.
@@ -168,8 +174,16 @@ impl TrxSys {
         csn
     }
 
-    /// Ends a rolled-back transaction (no record carries its id any more).
-    pub fn rolled_back(&self, trx: RwTrx) {
+    /// Ends a rolled-back transaction (no record carries its id any more). `wrote`:
+    /// it changed rows (readers may still hold versions it wrote).
+    pub fn rolled_back(&self, trx: RwTrx, wrote: bool) {
+        if wrote {
+            let at = self.csn.load(Ordering::SeqCst);
+            self.commits[shard_of(trx.id)]
+                .0
+                .write()
+                .insert(trx.id, ROLLED_BACK | at);
+        }
         self.finish(trx);
     }
 
@@ -229,8 +243,12 @@ impl TrxSys {
         let map = &self.commits[shard_of(id)].0;
         loop {
             match map.read().get(&id).copied() {
-                None => return false, // active or rolled back: its CSN will be newer
+                // Active or rolled back (its CSN, if any, will be newer than the
+                // snapshot) — or forgotten just now by `advance_horizons`, which raises
+                // the floor before it removes entries: look at the floor again.
+                None => return id < self.floor.load(Ordering::Acquire),
                 Some(COMMITTING) => std::thread::yield_now(),
+                Some(v) if v & ROLLED_BACK != 0 => return false,
                 Some(csn) => return csn <= view.snapshot,
             }
         }
@@ -239,8 +257,8 @@ impl TrxSys {
     /// The CSN of a committed transaction still in the commit map.
     pub fn csn_of(&self, id: u64) -> Option<u64> {
         match self.commits[shard_of(id)].0.read().get(&id).copied() {
-            Some(COMMITTING) | None => None,
-            Some(c) => Some(c),
+            Some(c) if c & ROLLED_BACK == 0 => Some(c),
+            _ => None,
         }
     }
 
@@ -262,11 +280,19 @@ impl TrxSys {
         let low = self.low();
         let oldest = self.oldest_snapshot();
         // The new floor: `low`, unless a finished id below it committed after
-        // `oldest` (some view may not see it yet).
+        // `oldest` (some view may not see it yet), or was rolled back when a view
+        // still open now may have been reading.
         let mut floor = low;
         for s in self.commits.iter() {
-            for (&id, &csn) in s.0.read().iter() {
-                if id < floor && (csn == COMMITTING || csn > oldest) {
+            for (&id, &v) in s.0.read().iter() {
+                let pending = if v == COMMITTING {
+                    true
+                } else if v & ROLLED_BACK != 0 {
+                    v & !ROLLED_BACK >= oldest
+                } else {
+                    v > oldest
+                };
+                if id < floor && pending {
                     floor = id;
                 }
             }
@@ -365,7 +391,7 @@ mod tests {
         let v3 = r.view(Some(own.id));
         assert!(sys.visible(&v3, own.id));
         assert!(!sys.visible(&v2, own.id), "started after v2");
-        sys.rolled_back(own);
+        sys.rolled_back(own, false);
         assert_eq!(sys.active_count(), 0);
     }
 
@@ -380,7 +406,7 @@ mod tests {
                     Ok::<(), Infallible>(())
                 })
                 .unwrap();
-            sys.rolled_back(t);
+            sys.rolled_back(t, false);
         }
         assert_eq!(bounds, vec![ID_BATCH, 2 * ID_BATCH, 3 * ID_BATCH]);
         // A failed persist burns the id and fails the begin; the next one retries.
@@ -415,6 +441,30 @@ mod tests {
         assert_eq!(sys.oldest_snapshot(), sys.csn.load(Ordering::SeqCst));
     }
 
+    #[test]
+    fn rolled_back_writers_stay_invisible_to_views_that_predate_the_rollback() {
+        let sys = Arc::new(TrxSys::new(10));
+        let r = sys.reader().unwrap();
+        let t = begin(&sys);
+        let id = t.id;
+        let v = r.view(None);
+        // A reader of `v` may hold a version `t` wrote, read before the rollback.
+        sys.rolled_back(t, true);
+        let c = begin(&sys);
+        sys.commit(c);
+        sys.advance_horizons();
+        assert!(
+            !sys.visible(&v, id),
+            "the floor must not pass a rollback `v` may see"
+        );
+        // Once every view is newer than the rollback, it is forgotten.
+        r.close_view();
+        let c = begin(&sys);
+        sys.commit(c);
+        sys.advance_horizons();
+        assert_eq!(sys.commit_map_len(), 0);
+    }
+
     /// Writers commit transactions that each move one unit between two counters kept
     /// as (id → value) "versions"; readers take views and check that the visible
     /// total never changes. Models the visibility rule, not the storage.
@@ -445,7 +495,7 @@ mod tests {
                         if rng.below(5) == 0 {
                             a.pop();
                             b.pop();
-                            sys.rolled_back(t);
+                            sys.rolled_back(t, true);
                         } else {
                             sys.commit(t);
                         }

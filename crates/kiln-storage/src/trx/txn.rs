@@ -30,6 +30,18 @@ use crate::row::{self, ClusteredEntry};
 
 /// Most versions a read walks back through before calling the chain corrupt.
 const VERSIONS_MAX: usize = 1 << 24;
+/// Most times a read starts over because a rollback removed the undo it followed.
+const RETRIES_MAX: usize = 10_000;
+
+/// What a walk back through a row's versions found.
+pub(crate) enum Version {
+    /// The row as the view sees it (None: it does not exist for the view).
+    Found(Option<Vec<u8>>),
+    /// An undo record the walk needed is gone: its transaction was rolled back
+    /// meanwhile, which restores the entry before removing the undo. Read the entry
+    /// again. (Purge never removes undo a view needs, so it is never the cause.)
+    Vanished,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Isolation {
@@ -88,6 +100,7 @@ impl Session {
             rw: None,
             view: None,
             undo_no: 0,
+            wrote: false,
             locks: Vec::new(),
             locked: HashSet::new(),
             last_lsn: 0,
@@ -109,6 +122,8 @@ pub struct Trx<'s> {
     view: Option<ReadView>,
     /// Next undo number (= undo records written and not rolled back).
     undo_no: u64,
+    /// Whether it ever changed a row (even if rolled back to a savepoint since).
+    wrote: bool,
     locks: Vec<LockKey>,
     locked: HashSet<LockKey>,
     /// Newest redo LSN of this transaction's changes.
@@ -164,6 +179,14 @@ impl<'s> Trx<'s> {
         let v = self.reader.view(self.id());
         self.view = Some(v);
         v
+    }
+
+    /// Takes the view now if this transaction reads through one (not in READ
+    /// UNCOMMITTED).
+    fn prepare_view(&mut self) {
+        if self.opts.isolation != Isolation::ReadUncommitted {
+            self.view();
+        }
     }
 
     /// Marks a statement boundary: READ COMMITTED takes a fresh view per statement.
@@ -241,10 +264,13 @@ impl<'s> Trx<'s> {
         };
         match mode {
             ReadMode::Consistent => {
+                // The view before the data: what is read must be at least as new as
+                // the snapshot, or a commit between the two would be half missed.
+                self.prepare_view();
                 let Some(v) = tree.get(key)? else {
                     return Ok(None);
                 };
-                self.visible(&v)
+                self.visible(tree, key, &v)
             }
             ReadMode::Share(w) | ReadMode::Update(w) => {
                 let m = if matches!(mode, ReadMode::Share(_)) {
@@ -262,13 +288,27 @@ impl<'s> Trx<'s> {
 
     /// The version of a clustered value this transaction sees: the row, or None if
     /// the row does not exist (or is deleted) for it.
-    fn visible(&mut self, value: &[u8]) -> TrxResult<Option<Vec<u8>>> {
+    fn visible(&mut self, tree: &BTree, key: &[u8], value: &[u8]) -> TrxResult<Option<Vec<u8>>> {
         if self.opts.isolation == Isolation::ReadUncommitted {
             let e = decode(value)?;
             return Ok((!e.delete_marked).then(|| e.row.to_vec()));
         }
         let view = self.view();
-        visible_version(self.te, &view, value)
+        let mut value = std::borrow::Cow::Borrowed(value);
+        for _ in 0..RETRIES_MAX {
+            match visible_version(self.te, &view, &value)? {
+                Version::Found(row) => return Ok(row),
+                // Rolled back under us: the entry has been restored; read it again.
+                Version::Vanished => match tree.get(key)? {
+                    Some(v) => value = std::borrow::Cow::Owned(v),
+                    None => return Ok(None),
+                },
+            }
+        }
+        Err(TrxError::Corrupt(format!(
+            "undo records keep vanishing under a read of index {}",
+            tree.index_id()
+        )))
     }
 
     /// A consistent scan of `tree` over a key range, in key order (descending if
@@ -280,8 +320,10 @@ impl<'s> Trx<'s> {
         to: Bound<&[u8]>,
         descending: bool,
     ) -> Scan<'t, 's> {
+        self.prepare_view();
         Scan {
             cursor: tree.range(from, to, descending),
+            tree,
             trx: self,
         }
     }
@@ -298,6 +340,7 @@ impl<'s> Trx<'s> {
             .rseg(id)
             .insert(&undo::undo_key(id, no), &rec.encode())?;
         self.undo_no += 1;
+        self.wrote = true;
         self.last_lsn = self.last_lsn.max(lsn);
         Ok(no)
     }
@@ -417,7 +460,7 @@ impl<'s> Trx<'s> {
             && let Some(rw) = self.rw.take()
         {
             let id = rw.id;
-            self.te.sys.rolled_back(rw);
+            self.te.sys.rolled_back(rw, self.wrote);
             self.te.locks.release_all(id, &self.locks);
             self.te.stats.rollbacks.fetch_add(1, Ordering::Relaxed);
         }
@@ -442,7 +485,7 @@ impl<'s> Trx<'s> {
         let id = rw.id;
         if self.undo_no == 0 {
             // Only locked rows: nothing to make durable or to purge.
-            self.te.sys.rolled_back(rw);
+            self.te.sys.rolled_back(rw, self.wrote);
             self.te.locks.release_all(id, &self.locks);
             return Ok(());
         }
@@ -486,30 +529,26 @@ fn latest(tree: &BTree, key: &[u8]) -> TrxResult<Option<(bool, Vec<u8>)>> {
 
 /// The row of the newest version of `value` visible in `view` (None: the row does
 /// not exist for the view).
-pub(crate) fn visible_version(
-    te: &TrxEngine,
-    view: &ReadView,
-    value: &[u8],
-) -> TrxResult<Option<Vec<u8>>> {
+pub(crate) fn visible_version(te: &TrxEngine, view: &ReadView, value: &[u8]) -> TrxResult<Version> {
     let mut owned: Vec<u8>;
     let mut cur: &[u8] = value;
     for _ in 0..VERSIONS_MAX {
         let e = decode(cur)?;
         if te.sys.visible(view, e.trx_id) {
-            return Ok((!e.delete_marked).then(|| e.row.to_vec()));
+            return Ok(Version::Found((!e.delete_marked).then(|| e.row.to_vec())));
         }
         let (no, insert) = undo::parse_roll_ptr(e.roll_ptr);
         if insert {
-            return Ok(None); // inserted by a transaction the view does not see
+            // Inserted by a transaction the view does not see.
+            return Ok(Version::Found(None));
         }
         let trx = e.trx_id;
-        let rec = te
-            .rseg(trx)
-            .get(&undo::undo_key(trx, no))?
-            .and_then(|v| UndoRec::decode(&v))
-            .ok_or_else(|| {
-                TrxError::Corrupt(format!("undo record {no} of transaction {trx} is missing"))
-            })?;
+        let Some(v) = te.rseg(trx).get(&undo::undo_key(trx, no))? else {
+            return Ok(Version::Vanished);
+        };
+        let rec = UndoRec::decode(&v).ok_or_else(|| {
+            TrxError::Corrupt(format!("undo record {no} of transaction {trx} is corrupt"))
+        })?;
         owned = rec.before;
         cur = &owned;
     }
@@ -519,6 +558,7 @@ pub(crate) fn visible_version(
 /// A consistent scan (`Trx::scan`).
 pub struct Scan<'t, 's> {
     cursor: Cursor<'t>,
+    tree: &'t BTree,
     trx: &'t mut Trx<'s>,
 }
 
@@ -530,7 +570,7 @@ impl Iterator for Scan<'_, '_> {
                 Ok(kv) => kv,
                 Err(e) => return Some(Err(e.into())),
             };
-            match self.trx.visible(&v) {
+            match self.trx.visible(self.tree, &k, &v) {
                 Ok(Some(row)) => return Some(Ok((k, row))),
                 Ok(None) => continue,
                 Err(e) => return Some(Err(e)),
