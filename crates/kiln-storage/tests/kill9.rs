@@ -6,9 +6,11 @@
 //!
 //! Cycles: `KILN_KILL9_CYCLES` (default 100).
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+#[path = "support/killer.rs"]
+mod killer;
+
+use std::process::Command;
+use std::time::Instant;
 
 const BIN: &str = env!("CARGO_BIN_EXE_kiln-crashtest");
 
@@ -21,46 +23,15 @@ fn sigkill_cycles_keep_every_acknowledged_commit() {
     let dir = std::env::temp_dir().join(format!("kiln-kill9-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let mut x = 0x9e37_79b9_u64 ^ std::process::id() as u64;
-    let mut rand = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rand = killer::rand_source(0x9e37_79b9);
     let t0 = Instant::now();
     let mut total_acked = 0;
     for cycle in 0..cycles {
         let seed = rand();
-        let mut child = Command::new(BIN)
-            .args(["run", dir.to_str().unwrap(), &seed.to_string()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let reader = std::thread::spawn(move || {
-            let mut acked = 0u64;
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(n) = line.strip_prefix("ACK ") {
-                    acked = n.parse().unwrap();
-                }
-            }
-            acked
-        });
-        // One cycle in eight is killed early: during start-up, recovery, or (in the
-        // first cycle) the creation of the data directory itself.
-        let ms = if rand() % 8 == 0 {
-            rand() % 40
-        } else {
-            40 + rand() % 300
-        };
-        std::thread::sleep(Duration::from_millis(ms));
-        child.kill().unwrap(); // SIGKILL
-        let status = child.wait().unwrap();
-        assert!(!status.success(), "child exited by itself: {status}");
-        let acked = reader.join().unwrap();
+        let ms = killer::kill_delay_ms(&mut rand, 40, 300);
+        let seed_s = seed.to_string();
+        let acks = killer::run_and_kill(BIN, &["run", dir.to_str().unwrap(), &seed_s], ms);
+        let acked: u64 = acks.last().map_or(0, |n| n.parse().unwrap());
         total_acked += acked;
         let mut verify = Command::new(BIN);
         verify.args([

@@ -13,6 +13,9 @@
 //!   Raised after each finish: min(registered ids, next id read before the scan).
 //! - A read view is (low, snapshot CSN, next id) read in that order: three atomic loads
 //!   and one store into the reader's own slot — O(1), writing no shared cache line.
+//! - After a restart, ids below the restart's first id are committed, except those of
+//!   transactions the crash left active (`register_recovered`), which are invisible
+//!   until their rollback ends (and, as rolled back, a while after).
 //! - `floor`: ids below it are committed and visible to every view — or rolled back
 //!   before every view began, so that no reader can hold a version they wrote — and
 //!   the commit map may forget them. Raised by `advance_horizons` (purge) from the
@@ -80,6 +83,10 @@ pub enum TrxSysError {
 
 pub struct TrxSys {
     next_id: AtomicU64,
+    /// `next_id` at startup: ids below it finished before the restart — committed —
+    /// except the ones in `recovering` (active at the crash, being rolled back).
+    restart_next: u64,
+    recovering: RwLock<std::collections::HashSet<u64>>,
     /// Ids below this have a persisted high-water mark covering them.
     id_bound: AtomicU64,
     id_bound_lock: Mutex<()>,
@@ -104,6 +111,8 @@ impl TrxSys {
     pub fn new(next_id: u64) -> TrxSys {
         TrxSys {
             next_id: AtomicU64::new(next_id),
+            restart_next: next_id,
+            recovering: RwLock::new(std::collections::HashSet::new()),
             id_bound: AtomicU64::new(next_id),
             id_bound_lock: Mutex::new(()),
             csn: AtomicU64::new(1),
@@ -128,6 +137,7 @@ impl TrxSys {
     pub fn register_recovered(&self, id: u64) -> RwTrx {
         assert!(id < self.next_id.load(Ordering::Acquire));
         let shard = shard_of(id);
+        self.recovering.write().insert(id);
         self.active[shard].0.lock().insert(id);
         self.low.fetch_min(id, Ordering::AcqRel);
         self.floor.fetch_min(id, Ordering::AcqRel);
@@ -183,6 +193,10 @@ impl TrxSys {
                 .0
                 .write()
                 .insert(trx.id, ROLLED_BACK | at);
+        }
+        // After the marker: `visible` looks at `recovering` first, then the map.
+        if trx.id < self.restart_next {
+            self.recovering.write().remove(&trx.id);
         }
         self.finish(trx);
     }
@@ -241,6 +255,15 @@ impl TrxSys {
             return true;
         }
         let map = &self.commits[shard_of(id)].0;
+        if id < self.restart_next {
+            // Finished before the restart (committed: commits are not in the map after
+            // a restart), unless the crash left it active — being rolled back, or
+            // rolled back since (the marker outlives its place in `recovering`).
+            if self.recovering.read().contains(&id) {
+                return false;
+            }
+            return map.read().get(&id).is_none_or(|v| v & ROLLED_BACK == 0);
+        }
         loop {
             match map.read().get(&id).copied() {
                 // Active or rolled back (its CSN, if any, will be newer than the
@@ -439,6 +462,27 @@ mod tests {
         drop(r);
         drop(r2);
         assert_eq!(sys.oldest_snapshot(), sys.csn.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn after_a_restart_only_recovered_transactions_are_invisible() {
+        let sys = Arc::new(TrxSys::new(100));
+        let rec = sys.register_recovered(40);
+        let r = sys.reader().unwrap();
+        let v = r.view(None);
+        assert!(!sys.visible(&v, 40), "active at the crash");
+        assert!(
+            sys.visible(&v, 41),
+            "committed before the crash, above a recovered id"
+        );
+        assert!(sys.visible(&v, 39));
+        sys.rolled_back(rec, true);
+        assert!(!sys.visible(&v, 40), "rolled back after the view began");
+        let c = begin(&sys);
+        sys.commit(c);
+        r.close_view();
+        let v2 = r.view(None);
+        assert!(sys.visible(&v2, 41));
     }
 
     #[test]
