@@ -80,6 +80,21 @@ fn crash(d: Db) -> MemVfs {
     vfs
 }
 
+/// Commits if `res` is a success: 0, or the MySQL error number of what failed.
+fn finish<T>(tx: kiln_storage::trx::Trx<'_>, res: Result<T, TrxError>) -> u16 {
+    match res {
+        Ok(_) => tx.commit().map_or_else(|e| e.mysql_errno(), |_| 0),
+        Err(e) => e.mysql_errno(),
+    }
+}
+
+/// Two racing transactions: one commits, the other is the deadlock victim.
+fn assert_one_deadlock(hs: Vec<std::thread::JoinHandle<u16>>) {
+    let mut codes: Vec<u16> = hs.into_iter().map(|h| h.join().unwrap()).collect();
+    codes.sort();
+    assert_eq!(codes, vec![0, 1213]);
+}
+
 fn opts(isolation: Isolation) -> TrxOptions {
     TrxOptions {
         isolation,
@@ -328,19 +343,12 @@ fn writers_wait_for_row_locks_and_deadlocks_roll_back_one() {
                 let mut tx = s.begin(opts(RR));
                 tx.update(&d.t, first, b"x").unwrap();
                 barrier.wait();
-                match tx.update(&d.t, second, b"y") {
-                    Ok(_) => {
-                        tx.commit().unwrap();
-                        0
-                    }
-                    Err(e) => e.mysql_errno(),
-                }
+                let res = tx.update(&d.t, second, b"y");
+                finish(tx, res)
             })
         })
         .collect();
-    let mut codes: Vec<u16> = hs.into_iter().map(|h| h.join().unwrap()).collect();
-    codes.sort();
-    assert_eq!(codes, vec![0, 1213]);
+    assert_one_deadlock(hs);
     assert!(d.te.locks.snapshot().is_empty(), "every lock released");
     assert_eq!(d.te.sys.active_count(), 0);
 }
@@ -623,4 +631,127 @@ fn transfers_keep_the_total_under_concurrency() {
     assert_eq!(d.te.sys.active_count(), 0);
     d.te.purge().unwrap();
     assert_eq!(d.te.history_len(), 0);
+}
+
+/// Inserts `key` in a new transaction on another thread; returns a handle yielding
+/// the insert's result once it ran (after waiting for locks, if it had to).
+fn insert_elsewhere(d: &Arc<Db>, key: u32) -> std::thread::JoinHandle<Result<(), u16>> {
+    let d = d.clone();
+    std::thread::spawn(move || {
+        let mut s = d.te.session().unwrap();
+        let mut tx = s.begin(opts(RR));
+        tx.insert(&d.t, &key.to_be_bytes(), b"new")
+            .map_err(|e| e.mysql_errno())?;
+        tx.commit().map_err(|e| e.mysql_errno())
+    })
+}
+
+fn waits(d: &Db, h: &std::thread::JoinHandle<Result<(), u16>>) -> bool {
+    for _ in 0..50 {
+        if h.is_finished() {
+            return false;
+        }
+        if d.te.locks.snapshot().iter().any(|l| !l.granted) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    !h.is_finished()
+}
+
+#[test]
+fn locking_range_reads_keep_phantoms_out_in_repeatable_read() {
+    let d = Arc::new(db());
+    {
+        let mut s = d.te.session().unwrap();
+        let mut tx = s.begin(opts(RR));
+        for k in [10u32, 20, 30] {
+            tx.insert(&d.t, &k.to_be_bytes(), b"v").unwrap();
+        }
+        tx.commit().unwrap();
+    }
+    let (lo, hi) = (10u32.to_be_bytes(), 20u32.to_be_bytes());
+    for (iso, blocks) in [(RR, true), (RC, false)] {
+        let mut s = d.te.session().unwrap();
+        let mut t1 = s.begin(opts(iso));
+        let rows = t1
+            .scan_locking(
+                &d.t,
+                Bound::Included(&lo[..]),
+                Bound::Excluded(&hi[..]),
+                false,
+                Mode::X,
+                Wait::NoWait,
+            )
+            .unwrap();
+        assert_eq!(rows.len(), 1);
+        // Into the scanned range: a phantom unless the gaps are locked.
+        let h = insert_elsewhere(&d, 15);
+        assert_eq!(waits(&d, &h), blocks, "{iso:?}: insert of 15 into [10, 20)");
+        // Outside it (past the next entry): never blocked.
+        let outside = insert_elsewhere(&d, 25 + blocks as u32);
+        assert_eq!(outside.join().unwrap(), Ok(()));
+        t1.commit().unwrap();
+        assert_eq!(h.join().unwrap(), Ok(()));
+        // Clean up for the next round.
+        let mut tx = s.begin(opts(RR));
+        tx.delete(&d.t, &15u32.to_be_bytes()).unwrap();
+        tx.commit().unwrap();
+        d.te.purge().unwrap();
+    }
+}
+
+#[test]
+fn a_locking_read_of_a_missing_row_locks_its_gap() {
+    let d = Arc::new(db());
+    {
+        let mut s = d.te.session().unwrap();
+        let mut tx = s.begin(opts(RR));
+        for k in [10u32, 20] {
+            tx.insert(&d.t, &k.to_be_bytes(), b"v").unwrap();
+        }
+        tx.commit().unwrap();
+    }
+    let mut s = d.te.session().unwrap();
+    let mut t1 = s.begin(opts(RR));
+    let got = t1
+        .read(&d.t, &15u32.to_be_bytes(), ReadMode::Update(Wait::NoWait))
+        .unwrap();
+    assert_eq!(got, None);
+    let h = insert_elsewhere(&d, 15);
+    assert!(waits(&d, &h), "the gap (10, 20) is locked");
+    // A DELETE of a missing row locks its gap too.
+    assert!(!t1.delete(&d.t, &17u32.to_be_bytes()).unwrap());
+    t1.commit().unwrap();
+    assert_eq!(h.join().unwrap(), Ok(()));
+}
+
+#[test]
+fn serializable_write_skew_on_a_predicate_deadlocks_one_side() {
+    // Hermitage G2 at SERIALIZABLE: both read the (empty) predicate, both insert into
+    // it; InnoDB makes one of them wait and the other a deadlock victim.
+    let d = Arc::new(db());
+    let ser = TrxOptions {
+        isolation: Isolation::Serializable,
+        ..TrxOptions::default()
+    };
+    let barrier = Arc::new(std::sync::Barrier::new(2));
+    let hs: Vec<_> = [3u32, 4]
+        .into_iter()
+        .map(|key| {
+            let (d, barrier) = (d.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let mut s = d.te.session().unwrap();
+                let mut tx = s.begin(ser);
+                let n = tx
+                    .scan(&d.t, Bound::Unbounded, Bound::Unbounded, false)
+                    .count();
+                assert_eq!(n, 0);
+                barrier.wait();
+                let res = tx.insert(&d.t, &key.to_be_bytes(), b"x");
+                finish(tx, res)
+            })
+        })
+        .collect();
+    assert_one_deadlock(hs);
 }

@@ -44,11 +44,13 @@ fn threads<F: Fn(usize) + Send + Sync + 'static>(n: usize, f: F) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let base = args
-        .get(1)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join(format!("kiln-trx-bench-{}", std::process::id())));
-    let rows: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
+    let base = args.get(1).map(PathBuf::from).unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("kiln-trx-bench-{}", std::process::id()))
+    });
+    let rows: u64 = args
+        .get(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
     let dir = base.join("trx");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&base).unwrap();
@@ -123,13 +125,19 @@ fn main() {
             for _ in 0..per {
                 let k = r.next_u64() % rows;
                 let mut tx = s.begin(opts);
-                let v = tx.read(&tt, &k.to_be_bytes(), ReadMode::Consistent).unwrap();
+                let v = tx
+                    .read(&tt, &k.to_be_bytes(), ReadMode::Consistent)
+                    .unwrap();
                 assert!(v.is_some());
                 tx.commit().unwrap();
             }
         });
         report(&format!("raw B+tree get, {nt} thread(s) (total)"), n, raw);
-        report(&format!("autocommit consistent read, {nt} thread(s) (total)"), n, mvcc);
+        report(
+            &format!("autocommit consistent read, {nt} thread(s) (total)"),
+            n,
+            mvcc,
+        );
         println!(
             "{:<58} {:>12.1} %",
             "  MVCC overhead over the raw lookup",

@@ -2,11 +2,21 @@
 //! that takes or releases a lock), FIFO queues per key, waits with a timeout, and
 //! deadlock detection that rolls back the cheaper transaction of a cycle.
 //!
-//! A lock is held by a transaction id on a `LockKey` (tablespace, index, entry key),
-//! in mode S or X. A request conflicts with any lock of another transaction on the
-//! same key that is incompatible with it — granted or still waiting, so a stream of S
-//! requests cannot starve a waiting X (InnoDB's rule). A transaction that holds S and
-//! asks for X waits for the other S holders.
+//! A lock is held by a transaction id on a `LockKey` (tablespace, index, entry key —
+//! or the index's supremum, the gap after its last entry), in mode S or X, of a kind:
+//! the entry only (`Record`), the gap before it (`Gap`), both (`NextKey`), or an
+//! insert's intention to put a new entry in the gap before it (`InsertIntention`).
+//! Whether a request must wait for another transaction's lock (`has_to_wait`, InnoDB's
+//! rules): modes must be incompatible (S–S is compatible), and then
+//! - a gap request (a `Gap`, or anything on the supremum) never waits, unless it is
+//!   an insert intention: gap locks only keep inserts out;
+//! - nothing but an insert intention waits for a `Gap` lock;
+//! - a `Record` request does not wait for the gap part of a `NextKey` lock either;
+//! - nothing waits for an insert intention.
+//!
+//! A request waits for such locks granted or still waiting ahead of it, so a stream of
+//! S requests cannot starve a waiting X. A transaction that holds S and asks for X
+//! waits for the other S holders.
 //!
 //! Waits: the requester records what it waits for in `waiting` (trx → key, mode,
 //! weight), then runs deadlock detection (one detector at a time, `detect`): a depth-
@@ -48,12 +58,57 @@ impl Mode {
     }
 }
 
-/// What is locked: an entry of an index, by its key.
+/// What is locked: an entry of an index, by its key, or the index's supremum.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct LockKey {
     pub space: u32,
     pub index: u64,
     pub key: Vec<u8>,
+    /// The supremum: the gap after the last entry (`key` is empty).
+    pub sup: bool,
+}
+
+impl LockKey {
+    pub fn entry(space: u32, index: u64, key: &[u8]) -> LockKey {
+        LockKey {
+            space,
+            index,
+            key: key.to_vec(),
+            sup: false,
+        }
+    }
+    pub fn supremum(space: u32, index: u64) -> LockKey {
+        LockKey {
+            space,
+            index,
+            key: Vec::new(),
+            sup: true,
+        }
+    }
+}
+
+/// What part of an entry (or of the gap before it) a lock covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// The entry only (InnoDB's LOCK_REC_NOT_GAP).
+    Record,
+    /// The gap before the entry only (LOCK_GAP).
+    Gap,
+    /// The entry and the gap before it (LOCK_ORDINARY).
+    NextKey,
+    /// An insert about to put an entry into the gap before this one.
+    InsertIntention,
+}
+
+impl Kind {
+    fn covers(self, want: Kind) -> bool {
+        match self {
+            Kind::NextKey => want != Kind::InsertIntention,
+            Kind::Record => want == Kind::Record,
+            Kind::Gap => want == Kind::Gap,
+            Kind::InsertIntention => false,
+        }
+    }
 }
 
 /// How to behave when the lock is taken by another transaction.
@@ -88,7 +143,32 @@ pub enum Acquired {
 struct Req {
     trx: u64,
     mode: Mode,
+    kind: Kind,
     granted: bool,
+}
+
+/// Whether a request (mode, kind) on a key (`sup`: the supremum) must wait for
+/// another transaction's lock `other` on the same key (InnoDB's
+/// `lock_rec_has_to_wait`; module comment).
+fn has_to_wait(mode: Mode, kind: Kind, sup: bool, other: &Req) -> bool {
+    let ii = kind == Kind::InsertIntention;
+    if mode.compatible(other.mode) {
+        return false;
+    }
+    // Gap requests never wait (gap locks only keep inserts out) — except inserts.
+    if (kind == Kind::Gap || sup) && !ii {
+        return false;
+    }
+    // Only inserts wait for gap-only locks.
+    if !ii && other.kind == Kind::Gap {
+        return false;
+    }
+    // An insert waits for gaps, not for record-only locks; nothing waits for an
+    // insert intention.
+    if ii && other.kind == Kind::Record {
+        return false;
+    }
+    other.kind != Kind::InsertIntention
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -106,6 +186,8 @@ struct Waiter {
 #[repr(align(128))]
 struct Shard(Mutex<HashMap<LockKey, Vec<Req>>>);
 
+type ShardGuard<'a> = parking_lot::MutexGuard<'a, HashMap<LockKey, Vec<Req>>>;
+
 /// What a waiting transaction waits for.
 struct WaitInfo {
     key: LockKey,
@@ -119,6 +201,7 @@ pub struct LockRow {
     pub trx: u64,
     pub key: LockKey,
     pub mode: Mode,
+    pub kind: Kind,
     pub granted: bool,
 }
 
@@ -131,8 +214,15 @@ pub struct LockStats {
     pub timeouts: std::sync::atomic::AtomicU64,
 }
 
+/// Per transaction: the keys it holds locks on (sharded by transaction id), so that
+/// locks it did not ask for — gap locks inherited when an entry is inserted into or
+/// purged from a locked gap — are released with the rest.
+#[repr(align(128))]
+struct Owned(Mutex<HashMap<u64, std::collections::HashSet<LockKey>>>);
+
 pub struct LockSys {
     shards: Box<[Shard]>,
+    owned: Box<[Owned]>,
     waiting: Mutex<HashMap<u64, WaitInfo>>,
     detect: Mutex<()>,
     /// innodb_deadlock_detect: off, waits end only by timeout.
@@ -146,10 +236,12 @@ impl Default for LockSys {
     }
 }
 
-fn conflicts(queue: &[Req], trx: u64, mode: Mode, upto: usize) -> Vec<u64> {
+/// The transactions whose requests among the first `upto` of `queue` block a
+/// request (trx, mode, kind) on a key (`sup`: the supremum).
+fn conflicts(queue: &[Req], trx: u64, mode: Mode, kind: Kind, sup: bool, upto: usize) -> Vec<u64> {
     let mut out: Vec<u64> = queue[..upto]
         .iter()
-        .filter(|r| r.trx != trx && !r.mode.compatible(mode))
+        .filter(|r| r.trx != trx && has_to_wait(mode, kind, sup, r))
         .map(|r| r.trx)
         .collect();
     out.dedup();
@@ -162,6 +254,7 @@ impl LockSys {
             shards: (0..SHARDS)
                 .map(|_| Shard(Mutex::new(HashMap::new())))
                 .collect(),
+            owned: (0..64).map(|_| Owned(Mutex::new(HashMap::new()))).collect(),
             waiting: Mutex::new(HashMap::new()),
             detect: Mutex::new(()),
             detect_deadlocks: std::sync::atomic::AtomicBool::new(true),
@@ -169,39 +262,74 @@ impl LockSys {
         }
     }
 
-    fn shard(&self, key: &LockKey) -> &Mutex<HashMap<LockKey, Vec<Req>>> {
+    fn shard_no(key: &LockKey) -> usize {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         key.hash(&mut h);
-        &self.shards[(h.finish() as usize) % SHARDS].0
+        (h.finish() as usize) % SHARDS
     }
 
-    /// Locks `key` for `trx` in `mode`. `weight` ranks `trx` as a deadlock victim (its
-    /// undo records + locks held: the smaller rolls back).
+    fn shard(&self, key: &LockKey) -> &Mutex<HashMap<LockKey, Vec<Req>>> {
+        &self.shards[Self::shard_no(key)].0
+    }
+
+    /// Records that `trx` holds a lock on `key` (taken after any shard mutex).
+    fn note_owned(&self, trx: u64, key: &LockKey) {
+        self.owned[(trx % 64) as usize]
+            .0
+            .lock()
+            .entry(trx)
+            .or_default()
+            .insert(key.clone());
+    }
+
+    /// Number of keys `trx` holds locks on.
+    pub fn held_by(&self, trx: u64) -> usize {
+        self.owned[(trx % 64) as usize]
+            .0
+            .lock()
+            .get(&trx)
+            .map_or(0, |s| s.len())
+    }
+
+    /// The mutexes of two keys' shards, taken in shard order (one if they share it),
+    /// returned as (a's, b's — None if the same).
+    fn lock_pair<'a>(
+        &'a self,
+        a: &LockKey,
+        b: &LockKey,
+    ) -> (ShardGuard<'a>, Option<ShardGuard<'a>>) {
+        let (i, j) = (Self::shard_no(a), Self::shard_no(b));
+        if i == j {
+            return (self.shards[i].0.lock(), None);
+        }
+        if i < j {
+            let ga = self.shards[i].0.lock();
+            (ga, Some(self.shards[j].0.lock()))
+        } else {
+            let gb = self.shards[j].0.lock();
+            (self.shards[i].0.lock(), Some(gb))
+        }
+    }
+
+    /// Locks `key` for `trx` in `mode` and `kind`. `weight` ranks `trx` as a
+    /// deadlock victim (its undo records + locks held: the smaller rolls back).
     pub fn lock(
         &self,
         trx: u64,
         key: &LockKey,
         mode: Mode,
+        kind: Kind,
         wait: Wait,
         weight: u64,
     ) -> Result<Acquired, LockError> {
         let waiter = {
             let mut shard = self.shard(key).lock();
-            let queue = shard.entry(key.clone()).or_default();
-            if queue
-                .iter()
-                .any(|r| r.trx == trx && r.granted && r.mode.covers(mode))
-            {
-                return Ok(Acquired::Granted);
+            if let Some(a) = Self::try_grant(&mut shard, trx, key, mode, kind) {
+                drop(shard);
+                self.note_owned(trx, key);
+                return Ok(a);
             }
-            if conflicts(queue, trx, mode, queue.len()).is_empty() {
-                queue.push(Req {
-                    trx,
-                    mode,
-                    granted: true,
-                });
-                return Ok(Acquired::Granted);
-            }
+            let queue = shard.get_mut(key).expect("try_grant made the queue");
             let timeout = match wait {
                 Wait::NoWait => return Err(LockError::NoWait),
                 Wait::Skip => return Ok(Acquired::Skipped),
@@ -210,6 +338,7 @@ impl LockSys {
             queue.push(Req {
                 trx,
                 mode,
+                kind,
                 granted: false,
             });
             let waiter = Arc::new(Waiter {
@@ -253,11 +382,15 @@ impl LockSys {
         );
         self.waiting.lock().remove(&trx);
         match outcome {
-            WaitState::Granted => Ok(Acquired::Granted),
+            WaitState::Granted => {
+                self.note_owned(trx, key);
+                Ok(Acquired::Granted)
+            }
             WaitState::Deadlock => {
                 if self.cancel(trx, key) {
                     // Granted in the meantime: no longer waiting, so no longer in a
                     // cycle.
+                    self.note_owned(trx, key);
                     return Ok(Acquired::Granted);
                 }
                 self.stats
@@ -268,6 +401,7 @@ impl LockSys {
             WaitState::Waiting => {
                 // Timed out — unless the grant raced in after the wait ended.
                 if self.cancel(trx, key) {
+                    self.note_owned(trx, key);
                     return Ok(Acquired::Granted);
                 }
                 self.stats
@@ -276,6 +410,34 @@ impl LockSys {
                 Err(LockError::Timeout)
             }
         }
+    }
+
+    /// Grants at once if nothing blocks the request (or `trx` already holds a lock that
+    /// covers it); None: it would have to wait.
+    fn try_grant(
+        shard: &mut HashMap<LockKey, Vec<Req>>,
+        trx: u64,
+        key: &LockKey,
+        mode: Mode,
+        kind: Kind,
+    ) -> Option<Acquired> {
+        let queue = shard.entry(key.clone()).or_default();
+        if queue
+            .iter()
+            .any(|r| r.trx == trx && r.granted && r.mode.covers(mode) && r.kind.covers(kind))
+        {
+            return Some(Acquired::Granted);
+        }
+        if conflicts(queue, trx, mode, kind, key.sup, queue.len()).is_empty() {
+            queue.push(Req {
+                trx,
+                mode,
+                kind,
+                granted: true,
+            });
+            return Some(Acquired::Granted);
+        }
+        None
     }
 
     /// Withdraws `trx`'s waiting request on `key`; true if it had been granted after
@@ -287,7 +449,7 @@ impl LockSys {
         };
         if let Some(i) = queue.iter().position(|r| r.trx == trx && !r.granted) {
             queue.remove(i);
-            self.grant_waiters(queue);
+            self.grant_waiters(queue, key.sup);
             if queue.is_empty() {
                 shard.remove(key);
             }
@@ -297,13 +459,13 @@ impl LockSys {
     }
 
     /// Grants, in queue order, every waiting request that no earlier request blocks.
-    fn grant_waiters(&self, queue: &mut [Req]) {
+    fn grant_waiters(&self, queue: &mut [Req], sup: bool) {
         for i in 0..queue.len() {
             if queue[i].granted {
                 continue;
             }
-            let (trx, mode) = (queue[i].trx, queue[i].mode);
-            if conflicts(queue, trx, mode, i).is_empty() {
+            let (trx, mode, kind) = (queue[i].trx, queue[i].mode, queue[i].kind);
+            if conflicts(queue, trx, mode, kind, sup, i).is_empty() {
                 queue[i].granted = true;
                 if let Some(w) = self.waiting.lock().get(&trx) {
                     *w.waiter.state.lock() = WaitState::Granted;
@@ -313,18 +475,146 @@ impl LockSys {
         }
     }
 
-    /// Releases every lock of `trx` on `keys` (what it locked), waking waiters.
-    pub fn release_all(&self, trx: u64, keys: &[LockKey]) {
-        for key in keys {
+    /// Releases every lock `trx` holds, waking waiters.
+    pub fn release_all(&self, trx: u64) {
+        let keys = self.owned[(trx % 64) as usize]
+            .0
+            .lock()
+            .remove(&trx)
+            .unwrap_or_default();
+        for key in &keys {
             let mut shard = self.shard(key).lock();
             let Some(queue) = shard.get_mut(key) else {
                 continue;
             };
             queue.retain(|r| r.trx != trx);
-            self.grant_waiters(queue);
+            self.grant_waiters(queue, key.sup);
             if queue.is_empty() {
                 shard.remove(key);
             }
+        }
+    }
+
+    /// Runs `insert` (putting `new` into the gap before `next`) once no other
+    /// transaction's gap lock on `next` keeps inserts out, waiting like `lock` for an
+    /// insert intention until then. The check and `insert` happen under the mutexes of
+    /// both keys' shards, so no gap lock can be granted on `next` in between; and the
+    /// gap locks `trx` itself holds on `next` then cover the gap before `new` too (the
+    /// gap was split in two). Nothing else may be locked inside `insert`.
+    pub fn insert_with<R>(
+        &self,
+        trx: u64,
+        next: &LockKey,
+        new: &LockKey,
+        wait: Wait,
+        weight: u64,
+        insert: impl FnOnce() -> R,
+    ) -> Result<R, LockError> {
+        let mut insert = Some(insert);
+        loop {
+            if let Some(r) = self.try_insert(trx, next, new, &mut insert) {
+                return Ok(r);
+            }
+            // Blocked: wait for an insert intention like any lock, then check again.
+            if self.lock(trx, next, Mode::X, Kind::InsertIntention, wait, weight)?
+                == Acquired::Skipped
+            {
+                return Err(LockError::NoWait);
+            }
+        }
+    }
+
+    /// `insert_with`'s check-and-insert; None (and `insert` not run) if blocked.
+    fn try_insert<R, F: FnOnce() -> R>(
+        &self,
+        trx: u64,
+        next: &LockKey,
+        new: &LockKey,
+        insert: &mut Option<F>,
+    ) -> Option<R> {
+        let (mut g1, mut g2) = self.lock_pair(next, new);
+        let next_map: &mut HashMap<LockKey, Vec<Req>> = &mut g1;
+        let mut gaps = Vec::new();
+        if let Some(q) = next_map.get_mut(next) {
+            if !conflicts(q, trx, Mode::X, Kind::InsertIntention, next.sup, q.len()).is_empty() {
+                return None;
+            }
+            gaps = q
+                .iter()
+                .filter(|r| {
+                    r.trx == trx && r.granted && matches!(r.kind, Kind::Gap | Kind::NextKey)
+                })
+                .map(|r| r.mode)
+                .collect();
+            // Our own insert intention, if we waited for one, is done with.
+            q.retain(|r| !(r.trx == trx && r.kind == Kind::InsertIntention));
+            if q.is_empty() {
+                next_map.remove(next);
+            }
+        }
+        let r = (insert.take().expect("inserted once"))();
+        if !gaps.is_empty() {
+            let new_map: &mut HashMap<LockKey, Vec<Req>> = match &mut g2 {
+                Some(g) => g,
+                None => &mut g1,
+            };
+            let q = new_map.entry(new.clone()).or_default();
+            for mode in gaps {
+                q.push(Req {
+                    trx,
+                    mode,
+                    kind: Kind::Gap,
+                    granted: true,
+                });
+            }
+            drop((g1, g2));
+            self.note_owned(trx, new);
+        }
+        Some(r)
+    }
+
+    /// Before `from` leaves the index (purge), the gap locks on it (gap or next-key,
+    /// granted) are copied onto `to`, the entry after it (or the supremum), as gap
+    /// locks: the gap before `to` now includes the one before `from`.
+    pub fn inherit_gap(&self, from: &LockKey, to: &LockKey) {
+        let mut noted = Vec::new();
+        {
+            let (mut g1, mut g2) = self.lock_pair(from, to);
+            let from_map: &mut HashMap<LockKey, Vec<Req>> = &mut g1;
+            let gaps: Vec<(u64, Mode)> = from_map
+                .get(from)
+                .map(|q| {
+                    q.iter()
+                        .filter(|r| r.granted && matches!(r.kind, Kind::Gap | Kind::NextKey))
+                        .map(|r| (r.trx, r.mode))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if gaps.is_empty() {
+                return;
+            }
+            let to_map: &mut HashMap<LockKey, Vec<Req>> = match &mut g2 {
+                Some(g) => g,
+                None => &mut g1,
+            };
+            let q = to_map.entry(to.clone()).or_default();
+            for (trx, mode) in gaps {
+                let held = q.iter().any(|r| {
+                    r.trx == trx && r.granted && r.mode.covers(mode) && r.kind.covers(Kind::Gap)
+                });
+                if !held {
+                    q.push(Req {
+                        trx,
+                        mode,
+                        kind: Kind::Gap,
+                        granted: true,
+                    });
+                    noted.push(trx);
+                }
+            }
+        }
+        for trx in noted {
+            self.note_owned(trx, to);
         }
     }
 
@@ -339,7 +629,7 @@ impl LockSys {
             return Vec::new();
         };
         match queue.iter().position(|r| r.trx == trx && !r.granted) {
-            Some(i) => conflicts(queue, trx, queue[i].mode, i),
+            Some(i) => conflicts(queue, trx, queue[i].mode, queue[i].kind, key.sup, i),
             None => Vec::new(),
         }
     }
@@ -413,6 +703,7 @@ impl LockSys {
                     trx: r.trx,
                     key: key.clone(),
                     mode: r.mode,
+                    kind: r.kind,
                     granted: r.granted,
                 }));
             }
@@ -432,73 +723,175 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn k(n: u8) -> LockKey {
-        LockKey {
-            space: 1,
-            index: 1,
-            key: vec![n],
-        }
+        LockKey::entry(1, 1, &[n])
     }
     const LONG: Wait = Wait::Block(Duration::from_secs(20));
 
     #[test]
     fn shared_and_exclusive_compatibility() {
         let l = LockSys::new();
-        assert_eq!(l.lock(1, &k(1), Mode::S, LONG, 0), Ok(Acquired::Granted));
-        assert_eq!(l.lock(2, &k(1), Mode::S, LONG, 0), Ok(Acquired::Granted));
         assert_eq!(
-            l.lock(3, &k(1), Mode::X, Wait::NoWait, 0),
-            Err(LockError::NoWait)
-        );
-        assert_eq!(
-            l.lock(3, &k(1), Mode::X, Wait::Skip, 0),
-            Ok(Acquired::Skipped)
-        );
-        assert_eq!(
-            l.lock(3, &k(2), Mode::X, Wait::NoWait, 0),
+            l.lock(1, &k(1), Mode::S, Kind::Record, LONG, 0),
             Ok(Acquired::Granted)
         );
         assert_eq!(
-            l.lock(3, &k(2), Mode::S, Wait::NoWait, 0),
+            l.lock(2, &k(1), Mode::S, Kind::Record, LONG, 0),
+            Ok(Acquired::Granted)
+        );
+        assert_eq!(
+            l.lock(3, &k(1), Mode::X, Kind::Record, Wait::NoWait, 0),
+            Err(LockError::NoWait)
+        );
+        assert_eq!(
+            l.lock(3, &k(1), Mode::X, Kind::Record, Wait::Skip, 0),
+            Ok(Acquired::Skipped)
+        );
+        assert_eq!(
+            l.lock(3, &k(2), Mode::X, Kind::Record, Wait::NoWait, 0),
+            Ok(Acquired::Granted)
+        );
+        assert_eq!(
+            l.lock(3, &k(2), Mode::S, Kind::Record, Wait::NoWait, 0),
             Ok(Acquired::Granted),
             "X covers S"
         );
         // Upgrading S to X waits for the other S holder.
         assert_eq!(
-            l.lock(1, &k(1), Mode::X, Wait::NoWait, 0),
+            l.lock(1, &k(1), Mode::X, Kind::Record, Wait::NoWait, 0),
             Err(LockError::NoWait)
         );
-        l.release_all(2, &[k(1)]);
+        l.release_all(2);
         assert_eq!(
-            l.lock(1, &k(1), Mode::X, Wait::NoWait, 0),
+            l.lock(1, &k(1), Mode::X, Kind::Record, Wait::NoWait, 0),
             Ok(Acquired::Granted)
         );
-        l.release_all(1, &[k(1)]);
-        l.release_all(3, &[k(2)]);
+        l.release_all(1);
+        l.release_all(3);
         assert!(l.snapshot().is_empty());
+    }
+
+    #[test]
+    fn gap_locks_only_keep_inserts_out() {
+        let l = LockSys::new();
+        let nw = Wait::NoWait;
+        // Gap locks of any mode coexist; record requests ignore them.
+        assert!(l.lock(1, &k(5), Mode::X, Kind::Gap, nw, 0).is_ok());
+        assert!(l.lock(2, &k(5), Mode::S, Kind::Gap, nw, 0).is_ok());
+        assert!(l.lock(3, &k(5), Mode::X, Kind::Record, nw, 0).is_ok());
+        // An insert into the gap waits for the others' gap locks…
+        assert_eq!(
+            l.lock(4, &k(5), Mode::X, Kind::InsertIntention, nw, 0),
+            Err(LockError::NoWait)
+        );
+        // …but not for a record-only lock, nor for its own gap lock.
+        l.release_all(2);
+        assert_eq!(
+            l.lock(1, &k(5), Mode::X, Kind::InsertIntention, nw, 0),
+            Ok(Acquired::Granted)
+        );
+        // A next-key request waits for another's record lock (the record part)…
+        assert_eq!(
+            l.lock(4, &k(5), Mode::S, Kind::NextKey, nw, 0),
+            Err(LockError::NoWait)
+        );
+        // …and nothing waits for an insert intention.
+        assert_eq!(
+            l.lock(4, &k(5), Mode::S, Kind::Gap, nw, 0),
+            Ok(Acquired::Granted)
+        );
+        // The supremum only has a gap: next-key on it behaves as a gap lock.
+        let sup = LockKey::supremum(1, 1);
+        assert!(l.lock(5, &sup, Mode::X, Kind::NextKey, nw, 0).is_ok());
+        assert!(l.lock(6, &sup, Mode::X, Kind::NextKey, nw, 0).is_ok());
+        assert_eq!(
+            l.lock(7, &sup, Mode::X, Kind::InsertIntention, nw, 0),
+            Err(LockError::NoWait)
+        );
+        for t in 1..=7 {
+            l.release_all(t);
+        }
+        assert!(l.snapshot().is_empty());
+    }
+
+    #[test]
+    fn inserts_wait_for_gap_holders_and_split_their_own_gaps() {
+        let l = Arc::new(LockSys::new());
+        l.lock(1, &k(9), Mode::S, Kind::NextKey, LONG, 0).unwrap();
+        // Transaction 2 inserts 5 into the gap before 9: waits for transaction 1.
+        let inserted = Arc::new(AtomicUsize::new(0));
+        let h = {
+            let (l, inserted) = (l.clone(), inserted.clone());
+            std::thread::spawn(move || {
+                l.insert_with(2, &k(9), &k(5), LONG, 0, || {
+                    inserted.store(1, Ordering::SeqCst)
+                })
+                .unwrap();
+            })
+        };
+        while l.waits_for(2).is_none() {
+            std::thread::yield_now();
+        }
+        assert_eq!(inserted.load(Ordering::SeqCst), 0);
+        l.release_all(1);
+        h.join().unwrap();
+        assert_eq!(inserted.load(Ordering::SeqCst), 1);
+        assert!(
+            l.snapshot().iter().all(|r| r.kind != Kind::InsertIntention),
+            "the insert intention is gone once the insert is done"
+        );
+        // Inserting into one's own locked gap: the new entry's gap stays locked too.
+        l.lock(3, &k(9), Mode::X, Kind::Gap, LONG, 0).unwrap();
+        l.insert_with(3, &k(9), &k(7), LONG, 0, || ()).unwrap();
+        assert_eq!(
+            l.lock(4, &k(7), Mode::X, Kind::InsertIntention, Wait::NoWait, 0),
+            Err(LockError::NoWait),
+            "the gap below the new entry 7 is transaction 3's"
+        );
+        // Purge removing 7 hands its gap locks to 9.
+        l.release_all(3);
+        l.lock(5, &k(7), Mode::S, Kind::NextKey, LONG, 0).unwrap();
+        l.inherit_gap(&k(7), &k(9));
+        assert_eq!(
+            l.lock(6, &k(9), Mode::X, Kind::InsertIntention, Wait::NoWait, 0),
+            Err(LockError::NoWait)
+        );
+        l.release_all(5);
+        assert_eq!(
+            l.lock(6, &k(9), Mode::X, Kind::InsertIntention, Wait::NoWait, 0),
+            Ok(Acquired::Granted),
+            "inherited locks are released with the rest"
+        );
     }
 
     #[test]
     fn waiters_are_granted_in_order_and_timeouts_fire() {
         let l = Arc::new(LockSys::new());
-        l.lock(1, &k(1), Mode::X, LONG, 0).unwrap();
+        l.lock(1, &k(1), Mode::X, Kind::Record, LONG, 0).unwrap();
         let got = Arc::new(AtomicUsize::new(0));
         let h = {
             let (l, got) = (l.clone(), got.clone());
             std::thread::spawn(move || {
-                l.lock(2, &k(1), Mode::X, LONG, 0).unwrap();
+                l.lock(2, &k(1), Mode::X, Kind::Record, LONG, 0).unwrap();
                 got.store(2, Ordering::SeqCst);
-                l.release_all(2, &[k(1)]);
+                l.release_all(2);
             })
         };
         while l.waits_for(2).is_none() {
             std::thread::yield_now();
         }
         assert_eq!(
-            l.lock(3, &k(1), Mode::S, Wait::Block(Duration::from_millis(50)), 0),
+            l.lock(
+                3,
+                &k(1),
+                Mode::S,
+                Kind::Record,
+                Wait::Block(Duration::from_millis(50)),
+                0
+            ),
             Err(LockError::Timeout),
             "an S request behind a waiting X waits too (no starvation)"
         );
-        l.release_all(1, &[k(1)]);
+        l.release_all(1);
         h.join().unwrap();
         assert_eq!(got.load(Ordering::SeqCst), 2);
         assert_eq!(l.stats.timeouts.load(Ordering::SeqCst), 1);
@@ -509,14 +902,14 @@ mod tests {
     fn a_deadlock_rolls_back_the_lighter_transaction() {
         for (w1, w2, victim) in [(10, 1, 2u64), (1, 10, 1)] {
             let l = Arc::new(LockSys::new());
-            l.lock(1, &k(1), Mode::X, LONG, w1).unwrap();
-            l.lock(2, &k(2), Mode::X, LONG, w2).unwrap();
+            l.lock(1, &k(1), Mode::X, Kind::Record, LONG, w1).unwrap();
+            l.lock(2, &k(2), Mode::X, Kind::Record, LONG, w2).unwrap();
             let h = {
                 let l = l.clone();
                 std::thread::spawn(move || {
-                    let r = l.lock(1, &k(2), Mode::X, LONG, w1);
+                    let r = l.lock(1, &k(2), Mode::X, Kind::Record, LONG, w1);
                     if r.is_err() {
-                        l.release_all(1, &[k(1)]);
+                        l.release_all(1);
                     }
                     r
                 })
@@ -524,9 +917,9 @@ mod tests {
             while l.waits_for(1).is_none() {
                 std::thread::yield_now();
             }
-            let r2 = l.lock(2, &k(1), Mode::X, LONG, w2);
+            let r2 = l.lock(2, &k(1), Mode::X, Kind::Record, LONG, w2);
             if r2.is_err() {
-                l.release_all(2, &[k(2)]);
+                l.release_all(2);
             }
             let r1 = h.join().unwrap();
             if victim == 2 {
@@ -557,11 +950,7 @@ mod stress {
                     for i in 0..2000u64 {
                         let trx = t * 1_000_000 + i + 1;
                         let keys: Vec<LockKey> = (0..2)
-                            .map(|_| LockKey {
-                                space: 1,
-                                index: 1,
-                                key: vec![rng.below(5) as u8],
-                            })
+                            .map(|_| LockKey::entry(1, 1, &[rng.below(5) as u8]))
                             .collect();
                         let mut held = Vec::new();
                         let mut ok = true;
@@ -570,6 +959,7 @@ mod stress {
                                 trx,
                                 k,
                                 Mode::X,
+                                Kind::Record,
                                 Wait::Block(Duration::from_secs(5)),
                                 held.len() as u64,
                             ) {
@@ -583,7 +973,7 @@ mod stress {
                             }
                         }
                         let _ = ok;
-                        l.release_all(trx, &held);
+                        l.release_all(trx);
                     }
                     deadlocks
                 })

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex, RwLock};
 
-use super::lock::{LockKey, LockSys, Mode, Wait};
+use super::lock::{Kind as LockKind, LockKey, LockSys, Mode, Wait};
 use super::sys::{RwTrx, TrxSys};
 use super::txn::{Session, undo_one};
 use super::undo::{self, COMMIT_NO, UndoRec};
@@ -198,13 +198,9 @@ impl TrxEngine {
                     rec.kind,
                     undo::Kind::Insert | undo::Kind::Update | undo::Kind::DeleteMark
                 ) {
-                    let key = LockKey {
-                        space: rec.space,
-                        index: rec.index,
-                        key: rec.key.clone(),
-                    };
+                    let key = LockKey::entry(rec.space, rec.index, &rec.key);
                     te.locks
-                        .lock(trx, &key, Mode::X, Wait::NoWait, u64::MAX)
+                        .lock(trx, &key, Mode::X, LockKind::Record, Wait::NoWait, u64::MAX)
                         .map_err(|e| TrxError::Corrupt(format!("recovered lock: {e:?}")))?;
                 }
             }
@@ -307,19 +303,13 @@ impl TrxEngine {
                 break;
             };
             let recs = self.undo_records(rw.id)?;
-            let mut keys = Vec::new();
             for (no, rec) in recs.iter().rev() {
                 undo_one(self, rw.id, *no, rec)?;
                 self.rseg(rw.id).delete(&undo::undo_key(rw.id, *no))?;
-                keys.push(LockKey {
-                    space: rec.space,
-                    index: rec.index,
-                    key: rec.key.clone(),
-                });
             }
             let id = rw.id;
             self.sys.rolled_back(rw, true);
-            self.locks.release_all(id, &keys);
+            self.locks.release_all(id);
             self.stats.rollbacks.fetch_add(1, Ordering::Relaxed);
             *self.recovering_left.lock() -= 1;
             self.recovered_done.notify_all();
@@ -383,6 +373,18 @@ impl TrxEngine {
         for (no, rec) in self.undo_records(trx)? {
             if rec.kind == undo::Kind::DeleteMark {
                 let tree = self.tree(rec.space, rec.index)?;
+                // The entry's gap merges into the next one's: its gap locks go there
+                // first, so no insert slips into the merged gap.
+                let next = match tree
+                    .range(Bound::Excluded(&rec.key[..]), Bound::Unbounded, false)
+                    .next()
+                    .transpose()?
+                {
+                    Some((k, _)) => LockKey::entry(rec.space, rec.index, &k),
+                    None => LockKey::supremum(rec.space, rec.index),
+                };
+                self.locks
+                    .inherit_gap(&LockKey::entry(rec.space, rec.index, &rec.key), &next);
                 tree.delete_if(&rec.key, |v| {
                     row::decode_clustered(v).is_some_and(|e| {
                         e.delete_marked

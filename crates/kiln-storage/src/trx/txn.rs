@@ -15,12 +15,11 @@
 //! means the row did not exist for the view. Purge never frees undo a view may need:
 //! it purges a transaction only once every view's snapshot is at or past its commit.
 
-use std::collections::HashSet;
 use std::ops::Bound;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::lock::{Acquired, LockError, LockKey, Mode, Wait};
+use super::lock::{Acquired, Kind as LockKind, LockError, LockKey, Mode, Wait};
 use super::manager::TrxEngine;
 use super::sys::{ReadView, Reader, RwTrx};
 use super::undo::{self, COMMIT_NO, Kind, UndoRec};
@@ -101,8 +100,6 @@ impl Session {
             view: None,
             undo_no: 0,
             wrote: false,
-            locks: Vec::new(),
-            locked: HashSet::new(),
             last_lsn: 0,
             done: false,
         };
@@ -124,8 +121,6 @@ pub struct Trx<'s> {
     undo_no: u64,
     /// Whether it ever changed a row (even if rolled back to a savepoint since).
     wrote: bool,
-    locks: Vec<LockKey>,
-    locked: HashSet<LockKey>,
     /// Newest redo LSN of this transaction's changes.
     last_lsn: u64,
     done: bool,
@@ -222,30 +217,108 @@ impl<'s> Trx<'s> {
         self.ensure_id()
     }
 
-    /// Locks an entry for this transaction. A deadlock rolls the whole transaction
-    /// back (as InnoDB does) before the error is returned.
+    /// Locks an entry (record only) for this transaction.
     pub fn lock(&mut self, tree: &BTree, key: &[u8], mode: Mode, wait: Wait) -> TrxResult<bool> {
+        let lk = LockKey::entry(tree.space_id(), tree.index_id(), key);
+        self.lock_kind(&lk, mode, LockKind::Record, wait)
+    }
+
+    /// Locks `lk` in `mode` and `kind`; false: SKIP LOCKED skipped it. A deadlock
+    /// rolls the whole transaction back (as InnoDB does) before the error is
+    /// returned.
+    pub fn lock_kind(
+        &mut self,
+        lk: &LockKey,
+        mode: Mode,
+        kind: LockKind,
+        wait: Wait,
+    ) -> TrxResult<bool> {
         let id = self.ensure_id()?;
-        let lk = LockKey {
-            space: tree.space_id(),
-            index: tree.index_id(),
-            key: key.to_vec(),
-        };
-        let weight = self.undo_no + self.locks.len() as u64;
-        match self.te.locks.lock(id, &lk, mode, wait, weight) {
-            Ok(Acquired::Granted) => {
-                if self.locked.insert(lk.clone()) {
-                    self.locks.push(lk);
-                }
-                Ok(true)
-            }
-            Ok(Acquired::Skipped) => Ok(false),
+        let res = self
+            .te
+            .locks
+            .lock(id, lk, mode, kind, wait, self.weight(id));
+        self.lock_outcome(res.map(|a| a == Acquired::Granted))
+    }
+
+    fn weight(&self, id: u64) -> u64 {
+        self.undo_no + self.te.locks.held_by(id) as u64
+    }
+
+    /// A lock request's result, with a deadlock turned into a full rollback.
+    fn lock_outcome<T>(&mut self, res: Result<T, LockError>) -> TrxResult<T> {
+        match res {
+            Ok(v) => Ok(v),
             Err(LockError::Deadlock) => {
                 self.rollback_all()?;
                 Err(TrxError::Lock(LockError::Deadlock))
             }
             Err(e) => Err(TrxError::Lock(e)),
         }
+    }
+
+    /// Whether locking reads and writes lock gaps too (REPEATABLE READ and
+    /// SERIALIZABLE, as InnoDB; READ COMMITTED and below lock records only).
+    fn gap_locking(&self) -> bool {
+        matches!(
+            self.opts.isolation,
+            Isolation::RepeatableRead | Isolation::Serializable
+        )
+    }
+
+    /// The lock key of the first entry after `key` (or of the supremum).
+    fn next_lock_key(tree: &BTree, key: &[u8]) -> TrxResult<LockKey> {
+        Ok(
+            match tree
+                .range(Bound::Excluded(key), Bound::Unbounded, false)
+                .next()
+                .transpose()?
+            {
+                Some((k, _)) => LockKey::entry(tree.space_id(), tree.index_id(), &k),
+                None => LockKey::supremum(tree.space_id(), tree.index_id()),
+            },
+        )
+    }
+
+    /// Locks the entry under `key` in `mode` — or, if there is none, the gap where it
+    /// would be (REPEATABLE READ) — and returns its latest value (delete-marked ones
+    /// included), as the locking reads and writes of InnoDB on a unique key do.
+    /// None with `skip`: the row is locked by another transaction (SKIP LOCKED).
+    fn lock_current(
+        &mut self,
+        tree: &BTree,
+        key: &[u8],
+        mode: Mode,
+        wait: Wait,
+    ) -> TrxResult<Option<Option<Vec<u8>>>> {
+        for _ in 0..RETRIES_MAX {
+            match tree.get(key)? {
+                Some(_) => {
+                    if !self.lock(tree, key, mode, wait)? {
+                        return Ok(None);
+                    }
+                    // Locked: nobody else can change it now; read what it became.
+                    match tree.get(key)? {
+                        Some(v) => return Ok(Some(Some(v))),
+                        None => continue, // purged meanwhile
+                    }
+                }
+                None if self.gap_locking() => {
+                    let next = Self::next_lock_key(tree, key)?;
+                    if !self.lock_kind(&next, mode, LockKind::Gap, wait)? {
+                        return Ok(None);
+                    }
+                    // Still absent with the gap locked: no insert can come now.
+                    if tree.get(key)?.is_none() {
+                        return Ok(Some(None));
+                    }
+                }
+                None => return Ok(Some(None)),
+            }
+        }
+        Err(TrxError::Corrupt(
+            "entry keeps changing under a locking read".into(),
+        ))
     }
 
     fn wait(&self) -> Wait {
@@ -278,10 +351,16 @@ impl<'s> Trx<'s> {
                 } else {
                     Mode::X
                 };
-                if !self.lock(tree, key, m, w)? {
+                let Some(current) = self.lock_current(tree, key, m, w)? else {
                     return Ok(None); // SKIP LOCKED
+                };
+                match current {
+                    None => Ok(None),
+                    Some(v) => {
+                        let e = decode(&v)?;
+                        Ok((!e.delete_marked).then(|| e.row.to_vec()))
+                    }
                 }
-                Ok(latest(tree, key)?.and_then(|e| (!e.0).then_some(e.1)))
             }
         }
     }
@@ -320,12 +399,91 @@ impl<'s> Trx<'s> {
         to: Bound<&[u8]>,
         descending: bool,
     ) -> Scan<'t, 's> {
+        if self.opts.isolation == Isolation::Serializable && !self.opts.autocommit {
+            // SERIALIZABLE: plain SELECTs lock what they read, gaps included.
+            let wait = self.wait();
+            let rows = match self.scan_locking(tree, from, to, descending, Mode::S, wait) {
+                Ok(rows) => rows.into_iter().map(Ok).collect(),
+                Err(e) => vec![Err(e)],
+            };
+            return Scan {
+                source: Source::Rows(rows.into_iter()),
+                tree,
+                trx: self,
+            };
+        }
         self.prepare_view();
         Scan {
-            cursor: tree.range(from, to, descending),
+            source: Source::Cursor(tree.range(from, to, descending)),
             tree,
             trx: self,
         }
+    }
+
+    /// A locking read of a key range (SELECT ... FOR SHARE / FOR UPDATE, and the
+    /// rows an UPDATE or DELETE by range visits): the latest versions of the rows in
+    /// the range, each entry locked — next-key in REPEATABLE READ and SERIALIZABLE,
+    /// and the gap after the range too, so that no insert can put a phantom into it;
+    /// record-only below. Delete-marked entries are locked but not returned.
+    pub fn scan_locking(
+        &mut self,
+        tree: &BTree,
+        from: Bound<&[u8]>,
+        to: Bound<&[u8]>,
+        descending: bool,
+        mode: Mode,
+        wait: Wait,
+    ) -> TrxResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        let (sp, ix) = (tree.space_id(), tree.index_id());
+        let gap = self.gap_locking();
+        let kind = if gap {
+            LockKind::NextKey
+        } else {
+            LockKind::Record
+        };
+        if gap {
+            // The gap after the range: up to the first entry beyond it.
+            let beyond = match to {
+                Bound::Unbounded => None,
+                Bound::Included(k) => first_in(tree, Bound::Excluded(k), Bound::Unbounded, false)?,
+                Bound::Excluded(k) => first_in(tree, Bound::Included(k), Bound::Unbounded, false)?,
+            };
+            let lk = match beyond {
+                Some(k) => LockKey::entry(sp, ix, &k),
+                None => LockKey::supremum(sp, ix),
+            };
+            self.lock_kind(&lk, mode, LockKind::Gap, wait)?;
+        }
+        let mut out = Vec::new();
+        let mut last: Option<Vec<u8>> = None;
+        loop {
+            let after = |last: &Option<Vec<u8>>| -> TrxResult<Option<Vec<u8>>> {
+                match (descending, last) {
+                    (false, Some(a)) => first_in(tree, Bound::Excluded(a), to, false),
+                    (true, Some(a)) => first_in(tree, from, Bound::Excluded(a), true),
+                    (_, None) => first_in(tree, from, to, descending),
+                }
+            };
+            let Some(k) = after(&last)? else { break };
+            if !self.lock_kind(&LockKey::entry(sp, ix, &k), mode, kind, wait)? {
+                last = Some(k); // SKIP LOCKED
+                continue;
+            }
+            // Ascending, an entry may have arrived between the last one and this one
+            // before the lock closed the gap: take it first. (Descending, the lock on
+            // the entry above already keeps that gap closed.)
+            if !descending && after(&last)?.as_deref() != Some(&k[..]) {
+                continue;
+            }
+            if let Some(v) = tree.get(&k)? {
+                let e = decode(&v)?;
+                if !e.delete_marked {
+                    out.push((k.clone(), e.row.to_vec()));
+                }
+            }
+            last = Some(k);
+        }
+        Ok(out)
     }
 
     fn write_undo(&mut self, id: u64, rec: &UndoRec) -> TrxResult<u64> {
@@ -359,6 +517,8 @@ impl<'s> Trx<'s> {
     /// entry left for purge is reused, as InnoDB does).
     pub fn insert(&mut self, tree: &BTree, key: &[u8], row: &[u8]) -> TrxResult<()> {
         let id = self.writable()?;
+        // The new entry's own lock first: a concurrent insert of the same key waits
+        // here, then finds the duplicate.
         self.lock(tree, key, Mode::X, self.wait())?;
         let current = tree.get(key)?;
         let (kind, before) = match &current {
@@ -375,7 +535,16 @@ impl<'s> Trx<'s> {
         }
         .encode();
         let lsn = if kind == Kind::Insert {
-            tree.insert(key, &entry)?
+            // A new entry splits a gap: wait until no other transaction's gap lock
+            // covers it (insert intention), and insert under the lock table's watch.
+            let next = Self::next_lock_key(tree, key)?;
+            let new = LockKey::entry(tree.space_id(), tree.index_id(), key);
+            let (wait, weight) = (self.wait(), self.weight(id));
+            let res = self
+                .te
+                .locks
+                .insert_with(id, &next, &new, wait, weight, || tree.insert(key, &entry));
+            self.lock_outcome(res)??
         } else {
             tree.upsert(key, &entry)?
         };
@@ -396,8 +565,8 @@ impl<'s> Trx<'s> {
 
     fn change(&mut self, tree: &BTree, key: &[u8], row: Option<&[u8]>) -> TrxResult<bool> {
         let id = self.writable()?;
-        self.lock(tree, key, Mode::X, self.wait())?;
-        let Some(current) = tree.get(key)? else {
+        let wait = self.wait();
+        let Some(Some(current)) = self.lock_current(tree, key, Mode::X, wait)? else {
             return Ok(false);
         };
         let e = decode(&current)?;
@@ -461,7 +630,7 @@ impl<'s> Trx<'s> {
         {
             let id = rw.id;
             self.te.sys.rolled_back(rw, self.wrote);
-            self.te.locks.release_all(id, &self.locks);
+            self.te.locks.release_all(id);
             self.te.stats.rollbacks.fetch_add(1, Ordering::Relaxed);
         }
         self.reader.close_view();
@@ -486,7 +655,7 @@ impl<'s> Trx<'s> {
         if self.undo_no == 0 {
             // Only locked rows: nothing to make durable or to purge.
             self.te.sys.rolled_back(rw, self.wrote);
-            self.te.locks.release_all(id, &self.locks);
+            self.te.locks.release_all(id);
             return Ok(());
         }
         let lsn = self
@@ -495,7 +664,7 @@ impl<'s> Trx<'s> {
             .insert(&undo::undo_key(id, COMMIT_NO), &[])?;
         let csn = self.te.sys.commit(rw);
         self.te.add_history(csn, id);
-        self.te.locks.release_all(id, &self.locks);
+        self.te.locks.release_all(id);
         self.te.stats.commits.fetch_add(1, Ordering::Relaxed);
         self.te.engine.commit(lsn.max(self.last_lsn))?;
         Ok(())
@@ -514,17 +683,6 @@ impl Drop for Trx<'_> {
 
 fn decode(v: &[u8]) -> TrxResult<ClusteredEntry<'_>> {
     row::decode_clustered(v).ok_or_else(|| TrxError::Corrupt("clustered value too short".into()))
-}
-
-/// The latest version of a row: (delete-marked, row), for locking reads.
-fn latest(tree: &BTree, key: &[u8]) -> TrxResult<Option<(bool, Vec<u8>)>> {
-    match tree.get(key)? {
-        None => Ok(None),
-        Some(v) => {
-            let e = decode(&v)?;
-            Ok(Some((e.delete_marked, e.row.to_vec())))
-        }
-    }
 }
 
 /// The row of the newest version of `value` visible in `view` (None: the row does
@@ -555,9 +713,31 @@ pub(crate) fn visible_version(te: &TrxEngine, view: &ReadView, value: &[u8]) -> 
     Err(TrxError::Corrupt("version chain too long".into()))
 }
 
-/// A consistent scan (`Trx::scan`).
+/// The first key of `tree` in a range, in the scan's direction.
+fn first_in(
+    tree: &BTree,
+    from: Bound<&[u8]>,
+    to: Bound<&[u8]>,
+    descending: bool,
+) -> TrxResult<Option<Vec<u8>>> {
+    Ok(tree
+        .range(from, to, descending)
+        .next()
+        .transpose()?
+        .map(|(k, _)| k))
+}
+
+/// Where a scan's rows come from.
+enum Source<'t> {
+    /// A consistent scan: tree entries, filtered through the view.
+    Cursor(Cursor<'t>),
+    /// Rows already read under locks (SERIALIZABLE).
+    Rows(std::vec::IntoIter<TrxResult<(Vec<u8>, Vec<u8>)>>),
+}
+
+/// A scan (`Trx::scan`).
 pub struct Scan<'t, 's> {
-    cursor: Cursor<'t>,
+    source: Source<'t>,
     tree: &'t BTree,
     trx: &'t mut Trx<'s>,
 }
@@ -565,8 +745,12 @@ pub struct Scan<'t, 's> {
 impl Iterator for Scan<'_, '_> {
     type Item = TrxResult<(Vec<u8>, Vec<u8>)>;
     fn next(&mut self) -> Option<Self::Item> {
+        let cursor = match &mut self.source {
+            Source::Rows(rows) => return rows.next(),
+            Source::Cursor(c) => c,
+        };
         loop {
-            let (k, v) = match self.cursor.next()? {
+            let (k, v) = match cursor.next()? {
                 Ok(kv) => kv,
                 Err(e) => return Some(Err(e.into())),
             };
