@@ -194,14 +194,25 @@ impl TrxEngine {
         for trx in active {
             let rw = te.sys.register_recovered(trx);
             for (_, rec) in te.undo_records(trx)? {
-                if matches!(
-                    rec.kind,
-                    undo::Kind::Insert | undo::Kind::Update | undo::Kind::DeleteMark
-                ) {
-                    let key = LockKey::entry(rec.space, rec.index, &rec.key);
-                    te.locks
-                        .lock(trx, &key, Mode::X, LockKind::Record, Wait::NoWait, u64::MAX)
-                        .map_err(|e| TrxError::Corrupt(format!("recovered lock: {e:?}")))?;
+                let key = LockKey::entry(rec.space, rec.index, &rec.key);
+                te.locks
+                    .lock(trx, &key, Mode::X, LockKind::Record, Wait::NoWait, u64::MAX)
+                    .map_err(|e| TrxError::Corrupt(format!("recovered lock: {e:?}")))?;
+                if matches!(rec.kind, undo::Kind::SecInsert | undo::Kind::SecUpdate) {
+                    // And the index value (unique indexes check under its lock). Two
+                    // recovered transactions may share a value of a non-unique index:
+                    // the second goes without (Skip), which blocks nothing there.
+                    let value = match rec.kind {
+                        undo::Kind::SecUpdate => Some(rec.before.clone()),
+                        _ => te.tree(rec.space, rec.index)?.get(&rec.key)?,
+                    };
+                    if let Some(vk) = value
+                        .and_then(|v| super::table::value_lock(rec.space, rec.index, &rec.key, &v))
+                    {
+                        let _ = te
+                            .locks
+                            .lock(trx, &vk, Mode::X, LockKind::Record, Wait::Skip, 0);
+                    }
                 }
             }
             te.recovering.lock().push(rw);
@@ -392,6 +403,12 @@ impl TrxEngine {
                             && undo::parse_roll_ptr(e.roll_ptr) == (no, false)
                     })
                 })?;
+            }
+            if rec.kind == undo::Kind::SecUpdate {
+                // A secondary entry this transaction delete-marked goes, unless a
+                // later transaction changed it since.
+                let tree = self.tree(rec.space, rec.index)?;
+                tree.delete_if(&rec.key, |v| super::table::sec_marked_by(v, trx))?;
             }
             rseg.delete(&undo::undo_key(trx, no))?;
             self.stats.purged_records.fetch_add(1, Ordering::Relaxed);

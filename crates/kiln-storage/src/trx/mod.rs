@@ -6,16 +6,19 @@
 //! - `undo.rs`: undo record and roll pointer formats;
 //! - `lock.rs`: row locks, waits, deadlock detection;
 //! - `manager.rs`: `TrxEngine` — rollback segments, crash rollback, purge;
-//! - `txn.rs`: `Session` and `Trx` — reads, writes, commit, rollback.
+//! - `txn.rs`: `Session` and `Trx` — reads, writes, commit, rollback;
+//! - `table.rs`: tables with secondary indexes (unique checks, MVCC through the row).
 
 pub mod lock;
 pub mod manager;
 pub mod sys;
+pub mod table;
 pub mod txn;
 pub mod undo;
 
 pub use lock::{LockError, Mode, Wait};
 pub use manager::{TrxConfig, TrxEngine};
+pub use table::{KeyOf, SecKey, Secondary, Table};
 pub use txn::{Isolation, ReadMode, Session, Trx, TrxOptions};
 
 use crate::btree::TreeError;

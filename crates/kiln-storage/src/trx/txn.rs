@@ -146,10 +146,18 @@ pub(crate) fn undo_one(te: &TrxEngine, trx: u64, no: u64, rec: &UndoRec) -> TrxR
                 tree.upsert(&rec.key, &rec.before)?;
             }
         }
-        Kind::SecInsert | Kind::SecDeleteMark => {
-            return Err(TrxError::Corrupt(
-                "secondary index undo records are not supported yet".into(),
-            ));
+        Kind::SecInsert => {
+            tree.delete_if(&rec.key, |v| super::table::sec_trx(v) == Some(trx))?;
+        }
+        Kind::SecUpdate => {
+            // Secondary entries are changed only under the row's X lock (and unique
+            // values' locks), so nothing changes it between the check and the write.
+            if tree
+                .get(&rec.key)?
+                .is_some_and(|v| super::table::sec_trx(&v) == Some(trx))
+            {
+                tree.upsert(&rec.key, &rec.before)?;
+            }
         }
     }
     Ok(())
@@ -178,7 +186,7 @@ impl<'s> Trx<'s> {
 
     /// Takes the view now if this transaction reads through one (not in READ
     /// UNCOMMITTED).
-    fn prepare_view(&mut self) {
+    pub(super) fn prepare_view(&mut self) {
         if self.opts.isolation != Isolation::ReadUncommitted {
             self.view();
         }
@@ -196,7 +204,7 @@ impl<'s> Trx<'s> {
 
     /// The id of this transaction, given to it now if it has none yet. Writes need
     /// it; so do locks (a locking read in a read-only transaction gets one too).
-    fn ensure_id(&mut self) -> TrxResult<u64> {
+    pub(super) fn ensure_id(&mut self) -> TrxResult<u64> {
         if let Some(rw) = &self.rw {
             return Ok(rw.id);
         }
@@ -210,7 +218,7 @@ impl<'s> Trx<'s> {
         Ok(id)
     }
 
-    fn writable(&mut self) -> TrxResult<u64> {
+    pub(super) fn writable(&mut self) -> TrxResult<u64> {
         if self.opts.read_only {
             return Err(TrxError::ReadOnly);
         }
@@ -241,12 +249,12 @@ impl<'s> Trx<'s> {
         self.lock_outcome(res.map(|a| a == Acquired::Granted))
     }
 
-    fn weight(&self, id: u64) -> u64 {
+    pub(super) fn weight(&self, id: u64) -> u64 {
         self.undo_no + self.te.locks.held_by(id) as u64
     }
 
     /// A lock request's result, with a deadlock turned into a full rollback.
-    fn lock_outcome<T>(&mut self, res: Result<T, LockError>) -> TrxResult<T> {
+    pub(super) fn lock_outcome<T>(&mut self, res: Result<T, LockError>) -> TrxResult<T> {
         match res {
             Ok(v) => Ok(v),
             Err(LockError::Deadlock) => {
@@ -321,7 +329,7 @@ impl<'s> Trx<'s> {
         ))
     }
 
-    fn wait(&self) -> Wait {
+    pub(super) fn wait(&self) -> Wait {
         Wait::Block(self.te.config.lock_wait_timeout)
     }
 
@@ -367,7 +375,12 @@ impl<'s> Trx<'s> {
 
     /// The version of a clustered value this transaction sees: the row, or None if
     /// the row does not exist (or is deleted) for it.
-    fn visible(&mut self, tree: &BTree, key: &[u8], value: &[u8]) -> TrxResult<Option<Vec<u8>>> {
+    pub(super) fn visible(
+        &mut self,
+        tree: &BTree,
+        key: &[u8],
+        value: &[u8],
+    ) -> TrxResult<Option<Vec<u8>>> {
         if self.opts.isolation == Isolation::ReadUncommitted {
             let e = decode(value)?;
             return Ok((!e.delete_marked).then(|| e.row.to_vec()));
@@ -486,7 +499,12 @@ impl<'s> Trx<'s> {
         Ok(out)
     }
 
-    fn write_undo(&mut self, id: u64, rec: &UndoRec) -> TrxResult<u64> {
+    /// Records an LSN of this transaction's changes (commit makes it durable).
+    pub(super) fn note_lsn(&mut self, lsn: u64) {
+        self.last_lsn = self.last_lsn.max(lsn);
+    }
+
+    pub(super) fn write_undo(&mut self, id: u64, rec: &UndoRec) -> TrxResult<u64> {
         let no = self.undo_no;
         if no > undo::UNDO_NO_MAX {
             return Err(TrxError::Corrupt(
@@ -503,7 +521,7 @@ impl<'s> Trx<'s> {
         Ok(no)
     }
 
-    fn undo_rec(tree: &BTree, kind: Kind, key: &[u8], before: Vec<u8>) -> UndoRec {
+    pub(super) fn undo_rec(tree: &BTree, kind: Kind, key: &[u8], before: Vec<u8>) -> UndoRec {
         UndoRec {
             kind,
             space: tree.space_id(),
@@ -554,25 +572,33 @@ impl<'s> Trx<'s> {
 
     /// Replaces the row under `key`; false if there is none.
     pub fn update(&mut self, tree: &BTree, key: &[u8], row: &[u8]) -> TrxResult<bool> {
-        self.change(tree, key, Some(row))
+        Ok(self.change(tree, key, Some(row))?.is_some())
     }
 
     /// Deletes the row under `key` (delete-marks it; purge removes it); false if
     /// there is none.
     pub fn delete(&mut self, tree: &BTree, key: &[u8]) -> TrxResult<bool> {
-        self.change(tree, key, None)
+        Ok(self.change(tree, key, None)?.is_some())
     }
 
-    fn change(&mut self, tree: &BTree, key: &[u8], row: Option<&[u8]>) -> TrxResult<bool> {
+    /// Updates (`row`) or delete-marks (None) the row under `key`; returns the row it
+    /// replaced, or None if there was none.
+    pub(super) fn change(
+        &mut self,
+        tree: &BTree,
+        key: &[u8],
+        row: Option<&[u8]>,
+    ) -> TrxResult<Option<Vec<u8>>> {
         let id = self.writable()?;
         let wait = self.wait();
         let Some(Some(current)) = self.lock_current(tree, key, Mode::X, wait)? else {
-            return Ok(false);
+            return Ok(None);
         };
         let e = decode(&current)?;
         if e.delete_marked {
-            return Ok(false);
+            return Ok(None);
         }
+        let old_row = e.row.to_vec();
         let kind = if row.is_some() {
             Kind::Update
         } else {
@@ -589,7 +615,7 @@ impl<'s> Trx<'s> {
         .encode();
         let lsn = tree.upsert(key, &entry)?;
         self.last_lsn = self.last_lsn.max(lsn);
-        Ok(true)
+        Ok(Some(old_row))
     }
 
     /// A savepoint: `rollback_to` it undoes what came after (statement rollback,

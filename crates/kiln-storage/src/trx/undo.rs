@@ -23,13 +23,14 @@
 //! ```text
 //! offset size  field
 //!      0    1  kind       1 insert, 2 update, 3 delete-mark, 4 secondary insert,
-//!                         5 secondary delete-mark
+//!                         5 secondary value change (delete-mark or unmark)
 //!      1    4  space id   of the index changed
 //!      5    8  index id
 //!     13    2  key_len
 //!     15    k  key        the entry's key (primary key; secondary: the whole entry key)
 //!   15+k       before     update / delete-mark: the clustered value before the change
-//!                         (trx_id, roll_ptr, info, row: `row.rs`); others: nothing
+//!                         (trx_id, roll_ptr, info, row: `row.rs`); secondary value
+//!                         change: the entry's value before it; inserts: nothing
 //! ```
 //!
 //! The commit of a transaction is recorded in the same tree under undo_no
@@ -54,10 +55,12 @@ pub enum Kind {
     /// A clustered entry was delete-marked: undo restores the before image; purge
     /// removes the entry once no view needs it.
     DeleteMark = 3,
-    /// A secondary entry was inserted (or un-delete-marked from nothing): undo removes it.
+    /// A secondary entry was inserted: undo removes it.
     SecInsert = 4,
-    /// A secondary entry was delete-marked: undo clears the mark; purge removes it.
-    SecDeleteMark = 5,
+    /// A secondary entry's value changed (delete-marked, or the mark cleared): undo
+    /// restores the before value; purge removes the entry if this transaction's mark
+    /// is still on it.
+    SecUpdate = 5,
 }
 
 impl Kind {
@@ -67,7 +70,7 @@ impl Kind {
             2 => Kind::Update,
             3 => Kind::DeleteMark,
             4 => Kind::SecInsert,
-            5 => Kind::SecDeleteMark,
+            5 => Kind::SecUpdate,
             _ => return None,
         })
     }
@@ -108,7 +111,7 @@ impl UndoRec {
         let key_len = u16::from_be_bytes(v[13..15].try_into().ok()?) as usize;
         let key = v.get(HEADER..HEADER + key_len)?.to_vec();
         let before = v[HEADER + key_len..].to_vec();
-        let needs_before = matches!(kind, Kind::Update | Kind::DeleteMark);
+        let needs_before = matches!(kind, Kind::Update | Kind::DeleteMark | Kind::SecUpdate);
         if needs_before == before.is_empty() {
             return None;
         }

@@ -1,0 +1,329 @@
+//! Tables with secondary indexes under transactions: a clustered tree plus secondary
+//! trees whose keys the caller (the SQL layer, which knows the row format) computes
+//! from rows. The engine stays ignorant of columns: a `Secondary` carries the
+//! function from a row to its index key.
+//!
+//! Secondary entry: key = index key ‖ primary key (both memcomparable, so the entry
+//! key is unique and sorts by index key first); value:
+//!
+//! ```text
+//! offset size  field
+//!      0    1  flags      bit 0: delete-marked
+//!      1    6  trx_id     the transaction that last changed the entry (big-endian)
+//!      7    2  pk_len     length of the primary key at the end of the entry key
+//! ```
+//!
+//! Changes (all under the row's X lock on the clustered key):
+//! - a new key: insert the entry (undo `SecInsert`), or clear the mark of a
+//!   delete-marked one with the same key and primary key (undo `SecUpdate`);
+//! - a key that goes away: delete-mark the entry (undo `SecUpdate`); purge removes it
+//!   once every view sees the change — and only if this transaction's mark is still
+//!   on it (a later transaction may have cleared it, or marked it again).
+//!
+//! Unique indexes: every change of an entry of a unique index first X-locks the
+//! unique value itself (a lock key made of the index key alone, which no entry has:
+//! entries end with a primary key). Under that lock, an entry with the same index key,
+//! another primary key and no delete mark is a duplicate (1062). The value's lock is
+//! held to the end of the transaction, so no one else can insert the value, or
+//! un-delete the entry that holds it, until this transaction's outcome is known — as
+//! InnoDB's duplicate check with its S locks achieves. Keys with a NULL part never
+//! conflict (MySQL's rule); the caller says which keys have one.
+//!
+//! Reads by secondary key go through the clustered row: each entry (delete-marked or
+//! not) names a primary key; the row's version the reader sees is returned if its
+//! index key is still this entry's.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use super::lock::{Kind as LockKind, LockKey, Mode};
+use super::txn::Trx;
+use super::undo::Kind;
+use super::{TrxError, TrxResult};
+use crate::btree::BTree;
+
+const SEC_VALUE_LEN: usize = 9;
+const DELETE_MARK: u8 = 1;
+
+/// A secondary index key computed from a row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecKey {
+    /// The index's key parts, memcomparable and prefix-free.
+    pub bytes: Vec<u8>,
+    /// A part is NULL: never a duplicate in a unique index.
+    pub has_null: bool,
+}
+
+/// Computes a secondary index key from a row.
+pub type KeyOf = Arc<dyn Fn(&[u8]) -> SecKey + Send + Sync>;
+
+/// A secondary index of a table.
+#[derive(Clone)]
+pub struct Secondary {
+    pub tree: Arc<BTree>,
+    pub unique: bool,
+    pub key_of: KeyOf,
+}
+
+/// A table: its clustered index (keyed by primary key) and secondary indexes.
+#[derive(Clone)]
+pub struct Table {
+    pub clustered: Arc<BTree>,
+    pub secondaries: Vec<Secondary>,
+}
+
+fn sec_value(delete_marked: bool, trx: u64, pk_len: usize) -> [u8; SEC_VALUE_LEN] {
+    let mut v = [0u8; SEC_VALUE_LEN];
+    v[0] = if delete_marked { DELETE_MARK } else { 0 };
+    v[1..7].copy_from_slice(&trx.to_be_bytes()[2..]);
+    v[7..9].copy_from_slice(&(pk_len as u16).to_be_bytes());
+    v
+}
+
+/// The transaction that last changed a secondary entry (None: not a secondary value).
+pub(crate) fn sec_trx(v: &[u8]) -> Option<u64> {
+    if v.len() != SEC_VALUE_LEN {
+        return None;
+    }
+    let mut t = [0u8; 8];
+    t[2..].copy_from_slice(&v[1..7]);
+    Some(u64::from_be_bytes(t))
+}
+
+fn sec_marked(v: &[u8]) -> bool {
+    v.first().is_some_and(|f| f & DELETE_MARK != 0)
+}
+
+/// Whether a secondary entry is delete-marked by `trx` (what purge may remove).
+pub(crate) fn sec_marked_by(v: &[u8], trx: u64) -> bool {
+    sec_marked(v) && sec_trx(v) == Some(trx)
+}
+
+/// The unique-value lock for a secondary entry (key, value): what a transaction
+/// recovered after a crash must hold on each secondary entry it changed, so that no
+/// one takes the value before its rollback is done. (Taken for every index: the undo
+/// record does not say which are unique, and for the others it blocks nothing.)
+pub(crate) fn value_lock(space: u32, index: u64, key: &[u8], value: &[u8]) -> Option<LockKey> {
+    let pk = sec_pk(key, value).ok()?;
+    Some(LockKey::entry(space, index, &key[..key.len() - pk.len()]))
+}
+
+/// The primary key at the end of a secondary entry key.
+fn sec_pk<'k>(key: &'k [u8], value: &[u8]) -> TrxResult<&'k [u8]> {
+    let bad = || TrxError::Corrupt("bad secondary index entry".into());
+    if value.len() != SEC_VALUE_LEN {
+        return Err(bad());
+    }
+    let len = u16::from_be_bytes([value[7], value[8]]) as usize;
+    key.len()
+        .checked_sub(len)
+        .map(|at| &key[at..])
+        .ok_or_else(bad)
+}
+
+fn entry_key(index_key: &[u8], pk: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(index_key.len() + pk.len());
+    k.extend_from_slice(index_key);
+    k.extend_from_slice(pk);
+    k
+}
+
+/// The range of entries whose index key is `index_key` (any primary key).
+fn prefix_range(index_key: &[u8]) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
+    let mut end = index_key.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xFF {
+            end.push(last + 1);
+            return (Bound::Included(index_key.to_vec()), Bound::Excluded(end));
+        }
+    }
+    (Bound::Included(index_key.to_vec()), Bound::Unbounded)
+}
+
+fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    match b {
+        Bound::Included(v) => Bound::Included(v),
+        Bound::Excluded(v) => Bound::Excluded(v),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
+
+impl Trx<'_> {
+    /// Inserts a row into a table and its secondary indexes; `DuplicateKey` if the
+    /// primary key or a unique index's value exists. On an error, roll back to a
+    /// savepoint taken before (statement rollback) to undo the part that was done.
+    pub fn table_insert(&mut self, t: &Table, pk: &[u8], row: &[u8]) -> TrxResult<()> {
+        // Unique values first: a duplicate is found before anything is written.
+        let keys: Vec<SecKey> = t.secondaries.iter().map(|s| (s.key_of)(row)).collect();
+        for (s, k) in t.secondaries.iter().zip(&keys) {
+            self.check_unique(s, k, pk)?;
+        }
+        self.insert(&t.clustered, pk, row)?;
+        for (s, k) in t.secondaries.iter().zip(&keys) {
+            self.sec_add(s, &k.bytes, pk)?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the row under `pk`; false if there is none. Secondary entries whose
+    /// key changes are delete-marked and the new ones added.
+    pub fn table_update(&mut self, t: &Table, pk: &[u8], row: &[u8]) -> TrxResult<bool> {
+        let new: Vec<SecKey> = t.secondaries.iter().map(|s| (s.key_of)(row)).collect();
+        // Lock the row first: the old keys are known only then.
+        let old_row = match self.change(&t.clustered, pk, Some(row))? {
+            Some(r) => r,
+            None => return Ok(false),
+        };
+        for (s, nk) in t.secondaries.iter().zip(&new) {
+            let ok = (s.key_of)(&old_row);
+            if ok.bytes == nk.bytes {
+                continue;
+            }
+            self.check_unique(s, nk, pk)?;
+            self.sec_mark(s, &ok, pk)?;
+            self.sec_add(s, &nk.bytes, pk)?;
+        }
+        Ok(true)
+    }
+
+    /// Deletes the row under `pk` (delete-marks it and its secondary entries); false
+    /// if there is none.
+    pub fn table_delete(&mut self, t: &Table, pk: &[u8]) -> TrxResult<bool> {
+        let Some(old_row) = self.change(&t.clustered, pk, None)? else {
+            return Ok(false);
+        };
+        for s in &t.secondaries {
+            let k = (s.key_of)(&old_row);
+            self.sec_mark(s, &k, pk)?;
+        }
+        Ok(true)
+    }
+
+    /// The rows whose key in secondary index `index` is `index_key`, as this
+    /// transaction's view sees them: (primary key, row), in primary key order.
+    pub fn table_lookup(
+        &mut self,
+        t: &Table,
+        index: usize,
+        index_key: &[u8],
+    ) -> TrxResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        let s = t
+            .secondaries
+            .get(index)
+            .ok_or_else(|| TrxError::Corrupt(format!("no secondary index {index}")))?;
+        self.prepare_view();
+        let (from, to) = prefix_range(index_key);
+        let mut out = Vec::new();
+        for r in s.tree.range(as_ref(&from), as_ref(&to), false) {
+            let (k, v) = r?;
+            let pk = sec_pk(&k, &v)?;
+            if &k[..k.len() - pk.len()] != index_key {
+                continue; // a longer index key that shares the prefix
+            }
+            let Some(cv) = t.clustered.get(pk)? else {
+                continue;
+            };
+            if let Some(row) = self.visible(&t.clustered, pk, &cv)?
+                && (s.key_of)(&row).bytes == index_key
+            {
+                out.push((pk.to_vec(), row));
+            }
+        }
+        Ok(out)
+    }
+
+    /// For a unique index: X-locks the value and fails with `DuplicateKey` if another
+    /// row holds it (module comment).
+    fn check_unique(&mut self, s: &Secondary, k: &SecKey, pk: &[u8]) -> TrxResult<()> {
+        if !s.unique || k.has_null {
+            return Ok(());
+        }
+        let value_lock = LockKey::entry(s.tree.space_id(), s.tree.index_id(), &k.bytes);
+        let wait = self.wait();
+        self.lock_kind(&value_lock, Mode::X, LockKind::Record, wait)?;
+        let (from, to) = prefix_range(&k.bytes);
+        for r in s.tree.range(as_ref(&from), as_ref(&to), false) {
+            let (ek, v) = r?;
+            let other = sec_pk(&ek, &v)?;
+            if &ek[..ek.len() - other.len()] == k.bytes.as_slice() && other != pk && !sec_marked(&v)
+            {
+                return Err(TrxError::DuplicateKey);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds the entry (index key, pk): a new entry, or the mark cleared on a
+    /// delete-marked one.
+    fn sec_add(&mut self, s: &Secondary, index_key: &[u8], pk: &[u8]) -> TrxResult<()> {
+        let id = self.writable()?;
+        let key = entry_key(index_key, pk);
+        let value = sec_value(false, id, pk.len());
+        match s.tree.get(&key)? {
+            Some(old) => {
+                let rec = Self::undo_rec(&s.tree, Kind::SecUpdate, &key, old);
+                self.write_undo(id, &rec)?;
+                let lsn = s.tree.upsert(&key, &value)?;
+                self.note_lsn(lsn);
+            }
+            None => {
+                let rec = Self::undo_rec(&s.tree, Kind::SecInsert, &key, Vec::new());
+                self.write_undo(id, &rec)?;
+                let lsn = s.tree.insert(&key, &value)?;
+                self.note_lsn(lsn);
+            }
+        }
+        Ok(())
+    }
+
+    /// Delete-marks the entry (index key, pk). A unique index's value is locked first,
+    /// so that no one inserts it while this transaction may still roll back.
+    fn sec_mark(&mut self, s: &Secondary, k: &SecKey, pk: &[u8]) -> TrxResult<()> {
+        let id = self.writable()?;
+        if s.unique && !k.has_null {
+            let value_lock = LockKey::entry(s.tree.space_id(), s.tree.index_id(), &k.bytes);
+            let wait = self.wait();
+            self.lock_kind(&value_lock, Mode::X, LockKind::Record, wait)?;
+        }
+        let key = entry_key(&k.bytes, pk);
+        let Some(old) = s.tree.get(&key)? else {
+            return Err(TrxError::Corrupt(
+                "a row's secondary index entry is missing".into(),
+            ));
+        };
+        let rec = Self::undo_rec(&s.tree, Kind::SecUpdate, &key, old);
+        self.write_undo(id, &rec)?;
+        let lsn = s.tree.upsert(&key, &sec_value(true, id, pk.len()))?;
+        self.note_lsn(lsn);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_and_prefix_ranges() {
+        let v = sec_value(true, 0x0102_0304_0506, 4);
+        assert_eq!(sec_trx(&v), Some(0x0102_0304_0506));
+        assert!(sec_marked_by(&v, 0x0102_0304_0506));
+        assert!(!sec_marked_by(&sec_value(false, 7, 4), 7));
+        assert_eq!(
+            sec_pk(b"abcdpk01", &sec_value(false, 1, 4)).unwrap(),
+            b"pk01"
+        );
+        assert!(sec_pk(b"ab", &sec_value(false, 1, 4)).is_err());
+        assert_eq!(
+            prefix_range(b"ab\xFF"),
+            (
+                Bound::Included(b"ab\xFF".to_vec()),
+                Bound::Excluded(b"ac".to_vec())
+            )
+        );
+        assert_eq!(
+            prefix_range(b"\xFF"),
+            (Bound::Included(b"\xFF".to_vec()), Bound::Unbounded)
+        );
+    }
+}
