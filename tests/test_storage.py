@@ -16,6 +16,9 @@ def rows(conn, sql):
 def test_first_start_creates_engine_files_and_logs_them(kiln):
     assert (kiln.datadir / "ibdata1").is_file()
     assert (kiln.datadir / "ib_redo0").is_file()
+    # The transaction system's undo tablespaces (innodb_undo_tablespaces = 2).
+    assert (kiln.datadir / "undo_001").is_file()
+    assert (kiln.datadir / "undo_002").is_file()
     log = kiln.log_text()
     assert "kiln storage: created ibdata1" in log
     assert "kiln storage: buffer pool 128 MB in 8 instance(s)" in log
@@ -72,6 +75,36 @@ def test_innodb_status_counters(kiln):
     assert int(status["Innodb_buffer_pool_read_requests"]) > 0  # startup read page 0s
     lsn = int(status["Innodb_redo_log_current_lsn"])
     assert int(status["Innodb_redo_log_checkpoint_lsn"]) <= lsn
+
+
+def test_transaction_variables_and_status(kiln):
+    c = kiln.connect(ssl_disabled=True)
+    got = dict(rows(c, "SHOW GLOBAL VARIABLES LIKE 'innodb%'"))
+    assert got["innodb_lock_wait_timeout"] == "50"
+    assert got["innodb_deadlock_detect"] == "ON"
+    assert got["innodb_rollback_on_timeout"] == "OFF"
+    assert got["innodb_rollback_segments"] == "128"
+    assert got["innodb_undo_tablespaces"] == "2"
+    assert got["innodb_purge_threads"] == "4"
+    assert got["innodb_max_purge_lag"] == "0"
+    rows(c, "SET GLOBAL innodb_deadlock_detect = OFF")
+    assert rows(c, "SELECT @@global.innodb_deadlock_detect") == ((0,),)
+    rows(c, "SET GLOBAL innodb_deadlock_detect = ON")
+    with pytest.raises(pymysql.err.OperationalError) as e:
+        rows(c, "SET GLOBAL innodb_rollback_segments = 4")
+    assert e.value.args[0] == 1238  # read-only variable
+    rows(c, "SET SESSION innodb_lock_wait_timeout = 5")
+    assert rows(c, "SELECT @@session.innodb_lock_wait_timeout") == ((5,),)
+    status = dict(rows(c, "SHOW GLOBAL STATUS LIKE 'Innodb%'"))
+    for name in [
+        "Innodb_row_lock_waits",
+        "Innodb_row_lock_time",
+        "Innodb_row_lock_time_avg",
+        "Innodb_row_lock_current_waits",
+        "Innodb_deadlocks",
+        "Innodb_history_list_length",
+    ]:
+        assert status[name] == "0", name
 
 
 def test_restart_after_sigkill_and_after_clean_stop(kiln_factory):

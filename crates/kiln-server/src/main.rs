@@ -142,6 +142,7 @@ fn run(args: &[String]) -> Result<(), String> {
     };
     let accounts = Accounts::load(&datadir)?;
     let engine = kiln_server::storage::open(&datadir, &globals)?;
+    let trx = kiln_server::storage::open_trx(&engine, &globals)?;
 
     let port = globals.u64("port").unwrap_or(3306) as u16;
     let bind_address = globals
@@ -197,6 +198,7 @@ fn run(args: &[String]) -> Result<(), String> {
         accounts,
         tls,
         Some(engine.clone()),
+        Some(trx.clone()),
     ));
     let mut threads = Vec::new();
     if let Some(l) = tcp {
@@ -236,7 +238,7 @@ fn run(args: &[String]) -> Result<(), String> {
             "{left} connection(s) still open at shutdown; exiting anyway"
         ));
     }
-    kiln_server::storage::shutdown(&engine);
+    kiln_server::storage::shutdown(&engine, &trx);
     let _ = std::fs::remove_file(&socket);
     let _ = std::fs::remove_file(&pid_file);
     errlog::system(&format!("kiln: Shutdown complete (kiln {VERSION})."));

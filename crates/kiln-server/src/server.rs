@@ -74,6 +74,7 @@ pub struct Server {
     pub accounts: Accounts,
     pub tls: Option<crate::tls::TlsMaterial>,
     pub engine: Option<std::sync::Arc<kiln_storage::engine::Engine>>,
+    pub trx: Option<std::sync::Arc<kiln_storage::trx::TrxEngine>>,
     pub stats: ServerStats,
     conns: Mutex<HashMap<u64, Arc<ConnShared>>>,
     next_id: AtomicU64,
@@ -89,6 +90,7 @@ impl Server {
         accounts: Accounts,
         tls: Option<crate::tls::TlsMaterial>,
         engine: Option<std::sync::Arc<kiln_storage::engine::Engine>>,
+        trx: Option<std::sync::Arc<kiln_storage::trx::TrxEngine>>,
     ) -> Server {
         Server {
             settings,
@@ -96,6 +98,7 @@ impl Server {
             accounts,
             tls,
             engine,
+            trx,
             stats: ServerStats::default(),
             conns: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
@@ -288,6 +291,9 @@ impl ServerHooks for Server {
                 self.stats.bytes_received.get().to_string(),
             ));
             v.push(("Bytes_sent".into(), self.stats.bytes_sent.get().to_string()));
+            if let Some(t) = &self.trx {
+                v.extend(crate::storage::trx_status(t));
+            }
             if let Some(e) = &self.engine {
                 v.extend(crate::storage::status(e));
             }

@@ -1,7 +1,8 @@
 //! The storage engine inside the server: opening it on the data directory with the
-//! innodb_* options (recovering after a crash, and saying so in the error log),
-//! following `SET GLOBAL innodb_flush_log_at_trx_commit`, its status counters, and
-//! its clean shutdown.
+//! innodb_* options (recovering after a crash, and saying so in the error log), then
+//! its transaction system (rolling back what the crash left active, in the
+//! background), following `SET GLOBAL innodb_flush_log_at_trx_commit` and
+//! `innodb_deadlock_detect`, its status counters, and its clean shutdown.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -9,6 +10,7 @@ use std::sync::Arc;
 use kiln_storage::buf::PoolConfig;
 use kiln_storage::engine::{Engine, EngineConfig};
 use kiln_storage::io::os::OsVfs;
+use kiln_storage::trx::{TrxConfig, TrxEngine};
 
 use crate::errlog;
 use crate::vars::Globals;
@@ -83,6 +85,71 @@ pub fn open(datadir: &Path, globals: &Globals) -> Result<Arc<Engine>, String> {
     Ok(engine)
 }
 
+/// Opens the transaction system on `engine` with the innodb_* options.
+pub fn open_trx(engine: &Arc<Engine>, globals: &Globals) -> Result<Arc<TrxEngine>, String> {
+    let u = |name: &str, default: u64| globals.u64(name).unwrap_or(default);
+    let config = TrxConfig {
+        rollback_segments: u("innodb_rollback_segments", 128) as usize,
+        undo_tablespaces: u("innodb_undo_tablespaces", 2) as usize,
+        lock_wait_timeout: std::time::Duration::from_secs(u("innodb_lock_wait_timeout", 50)),
+        purge_threads: u("innodb_purge_threads", 4) as usize,
+        background_rollback: true,
+        deadlock_detect: globals.bool("innodb_deadlock_detect").unwrap_or(true),
+        rollback_on_timeout: globals.bool("innodb_rollback_on_timeout").unwrap_or(false),
+        max_purge_lag: u("innodb_max_purge_lag", 0),
+        max_purge_lag_delay_us: u("innodb_max_purge_lag_delay", 0),
+    };
+    let te = TrxEngine::open(engine.clone(), config)
+        .map_err(|e| format!("kiln storage: cannot open the transaction system: {e}"))?;
+    let recovering = te.recovering();
+    if recovering > 0 {
+        errlog::system(&format!(
+            "kiln storage: rolling back {recovering} transaction(s) left active by the crash, in the background"
+        ));
+    }
+    let weak = Arc::downgrade(&te);
+    globals.observe(move |var, value| {
+        if var.name == "innodb_deadlock_detect"
+            && let (Some(te), Some(on)) = (weak.upgrade(), value.to_i64())
+        {
+            te.locks
+                .detect_deadlocks
+                .store(on != 0, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    Ok(te)
+}
+
+/// SHOW GLOBAL STATUS rows of the transaction system (MySQL's and MariaDB's names).
+pub fn trx_status(te: &TrxEngine) -> Vec<(String, String)> {
+    let relaxed = std::sync::atomic::Ordering::Relaxed;
+    let l = &te.locks.stats;
+    let waits = l.waits.load(relaxed);
+    let wait_ms = l.wait_us.load(relaxed) / 1000;
+    let current = te
+        .transactions()
+        .iter()
+        .filter(|t| t.waiting_for.is_some())
+        .count();
+    vec![
+        (
+            "Innodb_deadlocks".into(),
+            l.deadlocks.load(relaxed).to_string(),
+        ),
+        (
+            "Innodb_history_list_length".into(),
+            te.history_len().to_string(),
+        ),
+        ("Innodb_row_lock_current_waits".into(), current.to_string()),
+        ("Innodb_row_lock_time".into(), wait_ms.to_string()),
+        (
+            "Innodb_row_lock_time_avg".into(),
+            wait_ms.checked_div(waits).unwrap_or(0).to_string(),
+        ),
+        ("Innodb_row_lock_waits".into(), waits.to_string()),
+    ]
+}
+
 /// SHOW GLOBAL STATUS rows of the engine (MySQL's names).
 pub fn status(engine: &Engine) -> Vec<(String, String)> {
     let pool = engine.pool();
@@ -146,8 +213,10 @@ pub fn status(engine: &Engine) -> Vec<(String, String)> {
     ]
 }
 
-/// Clean shutdown: every dirty page written, checkpoint at the end of the log.
-pub fn shutdown(engine: &Engine) {
+/// Clean shutdown: purge and rollback threads stopped, every dirty page written,
+/// checkpoint at the end of the log.
+pub fn shutdown(engine: &Engine, te: &TrxEngine) {
+    te.shutdown();
     match engine.shutdown() {
         Ok(()) => errlog::system(&format!(
             "kiln storage: shutdown complete at LSN {}",

@@ -23,6 +23,7 @@ fn trx_config() -> TrxConfig {
         lock_wait_timeout: Duration::from_secs(3),
         purge_threads: 0,
         background_rollback: false,
+        ..TrxConfig::default()
     }
 }
 
@@ -971,4 +972,76 @@ fn a_crash_rolls_back_secondary_index_changes() {
         after, before,
         "clustered and both secondary indexes as before"
     );
+}
+
+#[test]
+fn timeout_rollback_purge_lag_and_lock_listing() {
+    // innodb_rollback_on_timeout: the whole transaction goes, not only the statement.
+    let vfs = MemVfs::new();
+    let engine = open(&vfs, &config(1024, 16 << 20, false));
+    let space = engine.create_space("test/t.ibd").unwrap();
+    let t = Arc::new(engine.create_tree(&space, 1).unwrap());
+    let te = TrxEngine::open(
+        engine.clone(),
+        TrxConfig {
+            lock_wait_timeout: Duration::from_millis(50),
+            rollback_on_timeout: true,
+            max_purge_lag: 2,
+            max_purge_lag_delay_us: 1000,
+            ..trx_config()
+        },
+    )
+    .unwrap();
+    te.register_tree(t.clone());
+    let (mut s1, mut s2) = (te.session().unwrap(), te.session().unwrap());
+    let mut a = s1.begin(opts(RR));
+    a.insert(&t, b"held", b"1").unwrap();
+    let mut b = s2.begin(opts(RR));
+    b.insert(&t, b"mine", b"1").unwrap();
+    let h = std::thread::scope(|sc| {
+        let h = sc.spawn(|| {
+            b.read(
+                &t,
+                b"held",
+                ReadMode::Update(Wait::Block(Duration::from_millis(300))),
+            )
+        });
+        // While it waits, the listing shows who waits for what.
+        let mut seen = false;
+        for _ in 0..1000 {
+            let rows = te.transactions();
+            if rows
+                .iter()
+                .any(|r| r.waiting_for.as_ref().is_some_and(|k| k.key == b"held"))
+            {
+                seen = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        (seen, h.join().unwrap())
+    });
+    assert!(h.0, "the waiting transaction is listed as waiting");
+    assert_eq!(h.1.unwrap_err().mysql_errno(), 1205);
+    assert_eq!(b.id(), None, "rolled back entirely");
+    drop(b);
+    a.commit().unwrap();
+    let mut r = s2.begin(opts(RR));
+    assert_eq!(get(&mut r, &t, "mine"), None, "its earlier insert is gone");
+    r.commit().unwrap();
+    // innodb_max_purge_lag: with purge not running, history piles up and writers wait.
+    assert_eq!(te.purge_lag_delay(), Duration::ZERO);
+    for i in 0..5u32 {
+        let mut tx = s1.begin(opts(RR));
+        tx.insert(&t, &i.to_be_bytes(), b"x").unwrap();
+        tx.commit().unwrap();
+    }
+    assert!(te.history_len() >= 5);
+    assert_eq!(
+        te.purge_lag_delay(),
+        Duration::from_micros(1000),
+        "capped by the max delay"
+    );
+    te.purge().unwrap();
+    assert_eq!(te.purge_lag_delay(), Duration::ZERO);
 }

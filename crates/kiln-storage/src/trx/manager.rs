@@ -46,6 +46,16 @@ pub struct TrxConfig {
     /// Roll back the transactions found active at startup in a background thread
     /// (false: before `open` returns).
     pub background_rollback: bool,
+    /// innodb_deadlock_detect (off: lock waits end only by timeout).
+    pub deadlock_detect: bool,
+    /// innodb_rollback_on_timeout: a lock wait timeout rolls back the whole
+    /// transaction, not only the statement.
+    pub rollback_on_timeout: bool,
+    /// innodb_max_purge_lag: above this history list length, writers are delayed
+    /// (0: never).
+    pub max_purge_lag: u64,
+    /// innodb_max_purge_lag_delay: the longest such delay, microseconds (0: no cap).
+    pub max_purge_lag_delay_us: u64,
 }
 
 impl Default for TrxConfig {
@@ -56,8 +66,22 @@ impl Default for TrxConfig {
             lock_wait_timeout: Duration::from_secs(50),
             purge_threads: 4,
             background_rollback: true,
+            deadlock_detect: true,
+            rollback_on_timeout: false,
+            max_purge_lag: 0,
+            max_purge_lag_delay_us: 0,
         }
     }
+}
+
+/// A transaction holding or waiting for row locks (`transactions`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrxRow {
+    pub id: u64,
+    /// The key it waits to lock (trx_state LOCK WAIT), if it waits.
+    pub waiting_for: Option<LockKey>,
+    /// Lock requests granted to it (trx_rows_locked, roughly).
+    pub locks: usize,
 }
 
 /// Counters for SHOW STATUS / SHOW ENGINE INNODB STATUS.
@@ -171,10 +195,14 @@ impl TrxEngine {
             .unwrap_or(1)
             .max(max_id + 1);
         let sys = Arc::new(TrxSys::new(next_id));
+        let locks = LockSys::new();
+        locks
+            .detect_deadlocks
+            .store(config.deadlock_detect, Ordering::Relaxed);
         let te = Arc::new(TrxEngine {
             engine,
             sys,
-            locks: LockSys::new(),
+            locks,
             meta,
             rsegs,
             trees: RwLock::new(HashMap::new()),
@@ -347,6 +375,45 @@ impl TrxEngine {
         let (m, cv) = &self.purge_wake;
         *m.lock() = true;
         cv.notify_one();
+    }
+
+    /// How long a transaction about to write waits because purge lags
+    /// (innodb_max_purge_lag): nothing up to the limit, then, as the history grows to
+    /// r times the limit, (r − 0.5) × 10 ms, capped by innodb_max_purge_lag_delay —
+    /// InnoDB's formula.
+    pub fn purge_lag_delay(&self) -> Duration {
+        let lag = self.config.max_purge_lag;
+        if lag == 0 {
+            return Duration::ZERO;
+        }
+        let ratio = self.history_len() as f64 / lag as f64;
+        if ratio <= 1.0 {
+            return Duration::ZERO;
+        }
+        let mut us = ((ratio - 0.5) * 10_000.0) as u64;
+        if self.config.max_purge_lag_delay_us > 0 {
+            us = us.min(self.config.max_purge_lag_delay_us);
+        }
+        Duration::from_micros(us)
+    }
+
+    /// What every transaction is doing (information_schema.INNODB_TRX-like).
+    pub fn transactions(&self) -> Vec<TrxRow> {
+        let locks = self.locks.snapshot();
+        let mut out: std::collections::BTreeMap<u64, TrxRow> = std::collections::BTreeMap::new();
+        for l in &locks {
+            let row = out.entry(l.trx).or_insert(TrxRow {
+                id: l.trx,
+                waiting_for: None,
+                locks: 0,
+            });
+            if l.granted {
+                row.locks += 1;
+            } else {
+                row.waiting_for = Some(l.key.clone());
+            }
+        }
+        out.into_values().collect()
     }
 
     /// History list length: committed transactions whose undo is not purged yet.

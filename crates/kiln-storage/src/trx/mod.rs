@@ -17,7 +17,7 @@ pub mod txn;
 pub mod undo;
 
 pub use lock::{LockError, Mode, Wait};
-pub use manager::{TrxConfig, TrxEngine};
+pub use manager::{TrxConfig, TrxEngine, TrxRow};
 pub use table::{KeyOf, SecKey, Secondary, Table};
 pub use txn::{Isolation, ReadMode, Session, Trx, TrxOptions};
 

@@ -61,6 +61,8 @@ pub struct TrxOptions {
     pub autocommit: bool,
     /// START TRANSACTION WITH CONSISTENT SNAPSHOT: the view is taken at begin.
     pub consistent_snapshot: bool,
+    /// The session's innodb_lock_wait_timeout (None: the engine's).
+    pub lock_wait_timeout: Option<std::time::Duration>,
 }
 
 /// How a read treats locks.
@@ -222,6 +224,13 @@ impl<'s> Trx<'s> {
         if self.opts.read_only {
             return Err(TrxError::ReadOnly);
         }
+        if self.rw.is_none() {
+            // Purge far behind (innodb_max_purge_lag): new writers wait a little.
+            let delay = self.te.purge_lag_delay();
+            if !delay.is_zero() {
+                std::thread::sleep(delay);
+            }
+        }
         self.ensure_id()
     }
 
@@ -260,6 +269,10 @@ impl<'s> Trx<'s> {
             Err(LockError::Deadlock) => {
                 self.rollback_all()?;
                 Err(TrxError::Lock(LockError::Deadlock))
+            }
+            Err(LockError::Timeout) if self.te.config.rollback_on_timeout => {
+                self.rollback_all()?;
+                Err(TrxError::Lock(LockError::Timeout))
             }
             Err(e) => Err(TrxError::Lock(e)),
         }
@@ -330,7 +343,11 @@ impl<'s> Trx<'s> {
     }
 
     pub(super) fn wait(&self) -> Wait {
-        Wait::Block(self.te.config.lock_wait_timeout)
+        Wait::Block(
+            self.opts
+                .lock_wait_timeout
+                .unwrap_or(self.te.config.lock_wait_timeout),
+        )
     }
 
     /// The row stored under `key`, as this transaction may see it.
