@@ -1,10 +1,13 @@
-//! kiln-storage: the storage engine — files, pages, the buffer pool, B+trees (and, as
-//! they land, the redo log, recovery, undo, transactions and locks). It knows nothing
-//! of SQL: keys are memcomparable byte strings, values are byte strings.
+//! kiln-storage: the storage engine — files, pages, the buffer pool, B+trees, the
+//! redo log and recovery, and transactions (undo, MVCC, row locks, purge). It knows
+//! nothing of SQL: keys are memcomparable byte strings, values are byte strings.
 //!
 //! Layering inside the crate (uses point downward):
 //!
 //! ```text
+//! trx      transactions: ids and read views (sys), undo records, row locks, the
+//!          transaction manager (rollback segments, purge, crash rollback), sessions
+//!          and transactions, tables with secondary indexes (docs/transactions.md)
 //! engine   the whole: data directory, system tablespace, open/create, checkpoints,
 //!          page cleaner; `recovery` replays the redo log at startup
 //! row      index conventions: clustered entries (trx_id, roll_ptr, delete mark, row),
