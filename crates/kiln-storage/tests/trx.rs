@@ -636,13 +636,15 @@ fn transfers_keep_the_total_under_concurrency() {
 
 /// Inserts `key` in a new transaction on another thread; returns a handle yielding
 /// the insert's result once it ran (after waiting for locks, if it had to).
-fn insert_elsewhere(d: &Arc<Db>, key: u32) -> std::thread::JoinHandle<Result<(), u16>> {
-    let d = d.clone();
+fn insert_elsewhere(
+    d: &Arc<Db>,
+    key: impl AsRef<[u8]>,
+) -> std::thread::JoinHandle<Result<(), u16>> {
+    let (d, key) = (d.clone(), key.as_ref().to_vec());
     std::thread::spawn(move || {
         let mut s = d.te.session().unwrap();
         let mut tx = s.begin(opts(RR));
-        tx.insert(&d.t, &key.to_be_bytes(), b"new")
-            .map_err(|e| e.mysql_errno())?;
+        tx.insert(&d.t, &key, b"new").map_err(|e| e.mysql_errno())?;
         tx.commit().map_err(|e| e.mysql_errno())
     })
 }
@@ -687,10 +689,10 @@ fn locking_range_reads_keep_phantoms_out_in_repeatable_read() {
             .unwrap();
         assert_eq!(rows.len(), 1);
         // Into the scanned range: a phantom unless the gaps are locked.
-        let h = insert_elsewhere(&d, 15);
+        let h = insert_elsewhere(&d, 15u32.to_be_bytes());
         assert_eq!(waits(&d, &h), blocks, "{iso:?}: insert of 15 into [10, 20)");
         // Outside it (past the next entry): never blocked.
-        let outside = insert_elsewhere(&d, 25 + blocks as u32);
+        let outside = insert_elsewhere(&d, (25 + blocks as u32).to_be_bytes());
         assert_eq!(outside.join().unwrap(), Ok(()));
         t1.commit().unwrap();
         assert_eq!(h.join().unwrap(), Ok(()));
@@ -719,7 +721,7 @@ fn a_locking_read_of_a_missing_row_locks_its_gap() {
         .read(&d.t, &15u32.to_be_bytes(), ReadMode::Update(Wait::NoWait))
         .unwrap();
     assert_eq!(got, None);
-    let h = insert_elsewhere(&d, 15);
+    let h = insert_elsewhere(&d, 15u32.to_be_bytes());
     assert!(waits(&d, &h), "the gap (10, 20) is locked");
     // A DELETE of a missing row locks its gap too.
     assert!(!t1.delete(&d.t, &17u32.to_be_bytes()).unwrap());
@@ -1102,4 +1104,57 @@ fn purged_undo_space_is_reused() {
         sizes[0],
         sizes[3]
     );
+}
+
+#[test]
+fn inserts_lock_implicitly_until_someone_asks() {
+    let d = Arc::new(db());
+    let mut s = d.te.session().unwrap();
+    let mut t1 = s.begin(opts(RR));
+    t1.insert(&d.t, b"k", b"v").unwrap();
+    assert!(
+        d.te.locks.snapshot().is_empty(),
+        "an insert into an unlocked gap takes no lock: its trx id is the lock"
+    );
+    // A locking read converts it into an explicit lock and waits behind it.
+    let h = {
+        let d = d.clone();
+        std::thread::spawn(move || {
+            let mut s = d.te.session().unwrap();
+            let mut tx = s.begin(opts(RR));
+            let wait = Wait::Block(Duration::from_secs(10));
+            let r = tx.read(&d.t, b"k", ReadMode::Share(wait)).unwrap();
+            tx.commit().unwrap();
+            r
+        })
+    };
+    let converted = (0..1000).any(|_| {
+        std::thread::sleep(Duration::from_millis(2));
+        let l = d.te.locks.snapshot();
+        l.iter().any(|r| r.granted && Some(r.trx) == t1.id()) && l.iter().any(|r| !r.granted)
+    });
+    assert!(
+        converted,
+        "the inserter's lock became explicit, the reader waits"
+    );
+    t1.commit().unwrap();
+    assert_eq!(h.join().unwrap(), Some(b"v".to_vec()));
+
+    // Two inserts of one new key: the second waits for the first's outcome.
+    for (commit, want) in [(true, Err(1062)), (false, Ok(()))] {
+        let mut first = s.begin(opts(RR));
+        first.insert(&d.t, b"dup", b"1").unwrap();
+        let h = insert_elsewhere(&d, b"dup");
+        assert!(waits(&d, &h), "the second insert waits");
+        if commit {
+            first.commit().unwrap();
+        } else {
+            first.rollback().unwrap();
+        }
+        assert_eq!(h.join().unwrap(), want, "first committed: {commit}");
+        let mut tx = s.begin(opts(RR));
+        tx.delete(&d.t, b"dup").unwrap();
+        tx.commit().unwrap();
+        d.te.purge().unwrap();
+    }
 }

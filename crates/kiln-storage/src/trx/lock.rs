@@ -495,6 +495,35 @@ impl LockSys {
         }
     }
 
+    /// Makes `owner`'s implicit X lock on `key` — it inserted the entry and has not
+    /// finished — an explicit one, so that others can queue behind it. `active` is
+    /// asked under `owner`'s lock list: its `release_all`, which follows its end,
+    /// either sees the new lock or happens after `active` turned false.
+    pub fn convert_implicit(&self, owner: u64, key: &LockKey, active: impl Fn() -> bool) {
+        let mut shard = self.shard(key).lock();
+        let mut owned = self.owned[(owner % 64) as usize].0.lock();
+        if !active() {
+            return;
+        }
+        let q = shard.entry(key.clone()).or_default();
+        let held = q.iter().any(|r| {
+            r.trx == owner && r.granted && r.mode == Mode::X && r.kind.covers(Kind::Record)
+        });
+        if !held {
+            // At the front: it was held before anyone queued.
+            q.insert(
+                0,
+                Req {
+                    trx: owner,
+                    mode: Mode::X,
+                    kind: Kind::Record,
+                    granted: true,
+                },
+            );
+            owned.entry(owner).or_default().insert(key.clone());
+        }
+    }
+
     /// Runs `insert` (putting `new` into the gap before `next`) once no other
     /// transaction's gap lock on `next` keeps inserts out, waiting like `lock` for an
     /// insert intention until then. The check and `insert` happen under the mutexes of

@@ -225,6 +225,22 @@ impl TrxSys {
         self.low.load(Ordering::Acquire)
     }
 
+    /// Whether transaction `id` has not finished (its implicit locks — the entries it
+    /// inserted — still hold). Decided from `low`, the commit map and the recovering
+    /// set: a commit or a rollback of a writer enters the map before it finishes.
+    pub fn is_active(&self, id: u64) -> bool {
+        if id < self.low.load(Ordering::Acquire) {
+            return false;
+        }
+        if id < self.restart_next {
+            return self.recovering.read().contains(&id);
+        }
+        matches!(
+            self.commits[shard_of(id)].0.read().get(&id),
+            None | Some(&COMMITTING)
+        )
+    }
+
     /// Number of transactions with an id that have not finished.
     pub fn active_count(&self) -> usize {
         self.active.iter().map(|s| s.0.lock().len()).sum()

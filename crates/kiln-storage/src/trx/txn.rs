@@ -236,8 +236,32 @@ impl<'s> Trx<'s> {
 
     /// Locks an entry (record only) for this transaction.
     pub fn lock(&mut self, tree: &BTree, key: &[u8], mode: Mode, wait: Wait) -> TrxResult<bool> {
+        self.lock_entry(tree, key, mode, LockKind::Record, wait)
+    }
+
+    /// Locks an entry, first making explicit the implicit lock of the transaction
+    /// that inserted it, if that one has not finished (inserts take no lock of their
+    /// own: the entry's trx_id is the lock, as in InnoDB).
+    fn lock_entry(
+        &mut self,
+        tree: &BTree,
+        key: &[u8],
+        mode: Mode,
+        kind: LockKind,
+        wait: Wait,
+    ) -> TrxResult<bool> {
+        if let Some(v) = tree.get(key)? {
+            let owner = decode(&v)?.trx_id;
+            if owner != 0 && Some(owner) != self.id() && self.te.sys.is_active(owner) {
+                let lk = LockKey::entry(tree.space_id(), tree.index_id(), key);
+                let sys = &self.te.sys;
+                self.te
+                    .locks
+                    .convert_implicit(owner, &lk, || sys.is_active(owner));
+            }
+        }
         let lk = LockKey::entry(tree.space_id(), tree.index_id(), key);
-        self.lock_kind(&lk, mode, LockKind::Record, wait)
+        self.lock_kind(&lk, mode, kind, wait)
     }
 
     /// Locks `lk` in `mode` and `kind`; false: SKIP LOCKED skipped it. A deadlock
@@ -495,7 +519,7 @@ impl<'s> Trx<'s> {
                 }
             };
             let Some(k) = after(&last)? else { break };
-            if !self.lock_kind(&LockKey::entry(sp, ix, &k), mode, kind, wait)? {
+            if !self.lock_entry(tree, &k, mode, kind, wait)? {
                 last = Some(k); // SKIP LOCKED
                 continue;
             }
@@ -552,39 +576,74 @@ impl<'s> Trx<'s> {
     /// entry left for purge is reused, as InnoDB does).
     pub fn insert(&mut self, tree: &BTree, key: &[u8], row: &[u8]) -> TrxResult<()> {
         let id = self.writable()?;
-        // The new entry's own lock first: a concurrent insert of the same key waits
-        // here, then finds the duplicate.
-        self.lock(tree, key, Mode::X, self.wait())?;
-        let current = tree.get(key)?;
-        let (kind, before) = match &current {
-            Some(v) if !decode(v)?.delete_marked => return Err(TrxError::DuplicateKey),
-            Some(v) => (Kind::Update, v.clone()),
-            None => (Kind::Insert, Vec::new()),
-        };
-        let no = self.write_undo(id, &Self::undo_rec(tree, kind, key, before))?;
-        let entry = ClusteredEntry {
-            trx_id: id,
-            roll_ptr: undo::roll_ptr(no, kind == Kind::Insert),
-            delete_marked: false,
-            row,
+        let mut insert_undo = None;
+        for _ in 0..RETRIES_MAX {
+            let Some(current) = tree.get(key)? else {
+                // A new entry: no lock of its own (its trx_id is an implicit lock),
+                // but it splits a gap, so it waits until no other transaction's gap
+                // lock covers it (insert intention), and goes in under the lock
+                // table's watch.
+                let no = match insert_undo {
+                    Some(no) => no,
+                    None => {
+                        let rec = Self::undo_rec(tree, Kind::Insert, key, Vec::new());
+                        let no = self.write_undo(id, &rec)?;
+                        insert_undo = Some(no);
+                        no
+                    }
+                };
+                let entry = ClusteredEntry {
+                    trx_id: id,
+                    roll_ptr: undo::roll_ptr(no, true),
+                    delete_marked: false,
+                    row,
+                }
+                .encode();
+                let next = Self::next_lock_key(tree, key)?;
+                let new = LockKey::entry(tree.space_id(), tree.index_id(), key);
+                let (wait, weight) = (self.wait(), self.weight(id));
+                let res = self
+                    .te
+                    .locks
+                    .insert_with(id, &next, &new, wait, weight, || tree.insert(key, &entry));
+                match self.lock_outcome(res)? {
+                    Ok(lsn) => {
+                        self.note_lsn(lsn);
+                        return Ok(());
+                    }
+                    // Inserted by someone else meanwhile: wait for it like for any
+                    // existing entry (below). The undo record written stays unused:
+                    // the entry does not carry it, so undo skips it.
+                    Err(crate::btree::TreeError::DuplicateKey) => continue,
+                    Err(e) => return Err(e.into()),
+                }
+            };
+            let _ = current;
+            // An entry exists: lock it (waiting for its inserter, if it has not
+            // finished), then decide on what it is now.
+            self.lock(tree, key, Mode::X, self.wait())?;
+            let Some(current) = tree.get(key)? else {
+                continue; // its insert was rolled back, or it was purged
+            };
+            if !decode(&current)?.delete_marked {
+                return Err(TrxError::DuplicateKey);
+            }
+            // Delete-marked (left for purge): reuse it, keeping its versions.
+            let no = self.write_undo(id, &Self::undo_rec(tree, Kind::Update, key, current))?;
+            let entry = ClusteredEntry {
+                trx_id: id,
+                roll_ptr: undo::roll_ptr(no, false),
+                delete_marked: false,
+                row,
+            }
+            .encode();
+            let lsn = tree.upsert(key, &entry)?;
+            self.note_lsn(lsn);
+            return Ok(());
         }
-        .encode();
-        let lsn = if kind == Kind::Insert {
-            // A new entry splits a gap: wait until no other transaction's gap lock
-            // covers it (insert intention), and insert under the lock table's watch.
-            let next = Self::next_lock_key(tree, key)?;
-            let new = LockKey::entry(tree.space_id(), tree.index_id(), key);
-            let (wait, weight) = (self.wait(), self.weight(id));
-            let res = self
-                .te
-                .locks
-                .insert_with(id, &next, &new, wait, weight, || tree.insert(key, &entry));
-            self.lock_outcome(res)??
-        } else {
-            tree.upsert(key, &entry)?
-        };
-        self.last_lsn = self.last_lsn.max(lsn);
-        Ok(())
+        Err(TrxError::Corrupt(
+            "entry keeps changing under an insert".into(),
+        ))
     }
 
     /// Replaces the row under `key`; false if there is none.
