@@ -1158,3 +1158,46 @@ fn inserts_lock_implicitly_until_someone_asks() {
         d.te.purge().unwrap();
     }
 }
+
+#[test]
+fn locking_reads_through_a_secondary_index_keep_phantoms_out() {
+    let d = Arc::new(db());
+    let t = Arc::new(sbtest(&d));
+    let mut s = d.te.session().unwrap();
+    let mut tx = s.begin(opts(RR));
+    for i in 0..10u32 {
+        tx.table_insert(&t, &i.to_be_bytes(), &sbrow(i, &format!("p{i}")))
+            .unwrap();
+    }
+    tx.commit().unwrap();
+    let k = |v: u32| v.to_be_bytes();
+    for (iso, blocks) in [(RR, true), (RC, false)] {
+        let mut t1 = s.begin(opts(iso));
+        let (lo, hi) = (k(2), k(4));
+        let rows = t1
+            .table_lookup_locking(
+                &t,
+                0,
+                Bound::Included(&lo[..]),
+                Bound::Included(&hi[..]),
+                Mode::X,
+                Wait::NoWait,
+            )
+            .unwrap();
+        assert_eq!(rows.len(), 3, "{iso:?}: k in [2, 4]");
+        // A new row with k = 3, and an existing row moving to k = 3: phantoms.
+        let (d2, t2) = (d.clone(), t.clone());
+        let h = std::thread::spawn(move || {
+            let mut s = d2.te.session().unwrap();
+            let mut tx = s.begin(opts(RR));
+            tx.table_insert(&t2, &100u32.to_be_bytes(), &sbrow(3, "new"))
+                .map_err(|e| e.mysql_errno())?;
+            tx.table_update(&t2, &9u32.to_be_bytes(), &sbrow(3, "p9"))
+                .map_err(|e| e.mysql_errno())?;
+            tx.rollback().map_err(|e| e.mysql_errno())
+        });
+        assert_eq!(waits(&d, &h), blocks, "{iso:?}: a phantom in k in [2, 4]");
+        t1.commit().unwrap();
+        assert_eq!(h.join().unwrap(), Ok(()));
+    }
+}

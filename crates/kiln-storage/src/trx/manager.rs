@@ -453,16 +453,7 @@ impl TrxEngine {
                 let tree = self.tree(rec.space, rec.index)?;
                 // The entry's gap merges into the next one's: its gap locks go there
                 // first, so no insert slips into the merged gap.
-                let next = match tree
-                    .range(Bound::Excluded(&rec.key[..]), Bound::Unbounded, false)
-                    .next()
-                    .transpose()?
-                {
-                    Some((k, _)) => LockKey::entry(rec.space, rec.index, &k),
-                    None => LockKey::supremum(rec.space, rec.index),
-                };
-                self.locks
-                    .inherit_gap(&LockKey::entry(rec.space, rec.index, &rec.key), &next);
+                self.inherit_gap_to_next(&tree, &rec.key)?;
                 tree.delete_if(&rec.key, |v| {
                     row::decode_clustered(v).is_some_and(|e| {
                         e.delete_marked
@@ -473,8 +464,14 @@ impl TrxEngine {
             }
             if rec.kind == undo::Kind::SecUpdate {
                 // A secondary entry this transaction delete-marked goes, unless a
-                // later transaction changed it since.
+                // later transaction changed it since; its gap locks go to the next.
                 let tree = self.tree(rec.space, rec.index)?;
+                if tree
+                    .get(&rec.key)?
+                    .is_some_and(|v| super::table::sec_marked_by(&v, trx))
+                {
+                    self.inherit_gap_to_next(&tree, &rec.key)?;
+                }
                 tree.delete_if(&rec.key, |v| super::table::sec_marked_by(v, trx))?;
             }
             rseg.delete(&undo::undo_key(trx, no))?;
@@ -482,6 +479,22 @@ impl TrxEngine {
         }
         rseg.delete(&undo::undo_key(trx, COMMIT_NO))?;
         self.stats.purged_trx.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Before purge removes the entry `key` of `tree`: its gap locks go to the next
+    /// entry (or the supremum).
+    fn inherit_gap_to_next(&self, tree: &BTree, key: &[u8]) -> TrxResult<()> {
+        let (sp, ix) = (tree.space_id(), tree.index_id());
+        let next = match tree
+            .range(Bound::Excluded(key), Bound::Unbounded, false)
+            .next()
+            .transpose()?
+        {
+            Some((k, _)) => LockKey::entry(sp, ix, &k),
+            None => LockKey::supremum(sp, ix),
+        };
+        self.locks.inherit_gap(&LockKey::entry(sp, ix, key), &next);
         Ok(())
     }
 

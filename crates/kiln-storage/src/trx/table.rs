@@ -232,6 +232,61 @@ impl Trx<'_> {
         Ok(out)
     }
 
+    /// A locking read through secondary index `index` (SELECT ... FOR SHARE / FOR
+    /// UPDATE WHERE on the index, and the rows an UPDATE or DELETE by it visits): the
+    /// rows whose index key is in [from, to] (bounds on index keys), locked in the
+    /// index — next-key locks and the gap after the range in REPEATABLE READ, so that
+    /// no row can enter the range — and in the clustered index (the row itself).
+    pub fn table_lookup_locking(
+        &mut self,
+        t: &Table,
+        index: usize,
+        from: Bound<&[u8]>,
+        to: Bound<&[u8]>,
+        mode: Mode,
+        wait: super::lock::Wait,
+    ) -> TrxResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        let s = t
+            .secondaries
+            .get(index)
+            .ok_or_else(|| TrxError::Corrupt(format!("no secondary index {index}")))?;
+        // Bounds on index keys → bounds on entry keys (index key ‖ primary key).
+        let lo: Bound<Vec<u8>> = match from {
+            Bound::Included(k) => Bound::Included(k.to_vec()),
+            Bound::Excluded(k) => match prefix_range(k).1 {
+                Bound::Excluded(end) => Bound::Included(end),
+                // Nothing sorts after every key with this prefix.
+                _ => return Ok(Vec::new()),
+            },
+            Bound::Unbounded => Bound::Unbounded,
+        };
+        let hi: Bound<Vec<u8>> = match to {
+            Bound::Included(k) => prefix_range(k).1,
+            Bound::Excluded(k) => Bound::Excluded(k.to_vec()),
+            Bound::Unbounded => Bound::Unbounded,
+        };
+        let entries = self.lock_range(&s.tree, as_ref(&lo), as_ref(&hi), false, mode, wait)?;
+        let mut out = Vec::new();
+        for (ek, v) in entries {
+            if sec_marked(&v) {
+                continue;
+            }
+            let pk = sec_pk(&ek, &v)?.to_vec();
+            if !self.lock(&t.clustered, &pk, mode, wait)? {
+                continue; // SKIP LOCKED
+            }
+            let Some(cv) = t.clustered.get(&pk)? else {
+                continue;
+            };
+            let e = crate::row::decode_clustered(&cv)
+                .ok_or_else(|| TrxError::Corrupt("clustered value too short".into()))?;
+            if !e.delete_marked && (s.key_of)(e.row).bytes == ek[..ek.len() - pk.len()] {
+                out.push((pk, e.row.to_vec()));
+            }
+        }
+        Ok(out)
+    }
+
     /// For a unique index: X-locks the value and fails with `DuplicateKey` if another
     /// row holds it (module comment).
     fn check_unique(&mut self, s: &Secondary, k: &SecKey, pk: &[u8]) -> TrxResult<()> {
@@ -259,20 +314,44 @@ impl Trx<'_> {
         let id = self.writable()?;
         let key = entry_key(index_key, pk);
         let value = sec_value(false, id, pk.len());
-        match s.tree.get(&key)? {
-            Some(old) => {
-                let rec = Self::undo_rec(&s.tree, Kind::SecUpdate, &key, old);
-                self.write_undo(id, &rec)?;
-                let lsn = s.tree.upsert(&key, &value)?;
-                self.note_lsn(lsn);
-            }
-            None => {
-                let rec = Self::undo_rec(&s.tree, Kind::SecInsert, &key, Vec::new());
-                self.write_undo(id, &rec)?;
-                let lsn = s.tree.insert(&key, &value)?;
-                self.note_lsn(lsn);
-            }
+        if s.tree.get(&key)?.is_some() {
+            // A delete-marked entry comes back: a change of an existing entry, under
+            // its X lock (a locking range read holding it keeps it marked).
+            let wait = self.wait();
+            self.lock_entry(&s.tree, &key, Mode::X, LockKind::Record, wait)?;
+            let old = s.tree.get(&key)?.ok_or_else(|| {
+                TrxError::Corrupt("a delete-marked secondary entry vanished under its lock".into())
+            })?;
+            let rec = Self::undo_rec(&s.tree, Kind::SecUpdate, &key, old);
+            self.write_undo(id, &rec)?;
+            let lsn = s.tree.upsert(&key, &value)?;
+            self.note_lsn(lsn);
+            return Ok(());
         }
+        // A new entry: implicit lock, and an insert intention against gap locks of
+        // locking range reads on this index.
+        let rec = Self::undo_rec(&s.tree, Kind::SecInsert, &key, Vec::new());
+        self.write_undo(id, &rec)?;
+        let (sp, ix) = (s.tree.space_id(), s.tree.index_id());
+        let next = match s
+            .tree
+            .range(Bound::Excluded(&key[..]), Bound::Unbounded, false)
+            .next()
+            .transpose()?
+        {
+            Some((k, _)) => LockKey::entry(sp, ix, &k),
+            None => LockKey::supremum(sp, ix),
+        };
+        let new = LockKey::entry(sp, ix, &key);
+        let (wait, weight) = (self.wait(), self.undo_weight());
+        let res = self
+            .te()
+            .locks
+            .insert_with(id, &next, &new, wait, weight, || {
+                s.tree.insert(&key, &value)
+            });
+        let lsn = self.lock_outcome(res)??;
+        self.note_lsn(lsn);
         Ok(())
     }
 
@@ -286,6 +365,8 @@ impl Trx<'_> {
             self.lock_kind(&value_lock, Mode::X, LockKind::Record, wait)?;
         }
         let key = entry_key(&k.bytes, pk);
+        let wait = self.wait();
+        self.lock_entry(&s.tree, &key, Mode::X, LockKind::Record, wait)?;
         let Some(old) = s.tree.get(&key)? else {
             return Err(TrxError::Corrupt(
                 "a row's secondary index entry is missing".into(),

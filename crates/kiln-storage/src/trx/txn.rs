@@ -242,7 +242,7 @@ impl<'s> Trx<'s> {
     /// Locks an entry, first making explicit the implicit lock of the transaction
     /// that inserted it, if that one has not finished (inserts take no lock of their
     /// own: the entry's trx_id is the lock, as in InnoDB).
-    fn lock_entry(
+    pub(super) fn lock_entry(
         &mut self,
         tree: &BTree,
         key: &[u8],
@@ -251,7 +251,12 @@ impl<'s> Trx<'s> {
         wait: Wait,
     ) -> TrxResult<bool> {
         if let Some(v) = tree.get(key)? {
-            let owner = decode(&v)?.trx_id;
+            // A clustered entry's trx id, or a secondary entry's (its value is 9
+            // bytes, a clustered one at least 14).
+            let owner = row::decode_clustered(&v)
+                .map(|e| e.trx_id)
+                .or_else(|| super::table::sec_trx(&v))
+                .unwrap_or(0);
             if owner != 0 && Some(owner) != self.id() && self.te.sys.is_active(owner) {
                 let lk = LockKey::entry(tree.space_id(), tree.index_id(), key);
                 let sys = &self.te.sys;
@@ -488,6 +493,27 @@ impl<'s> Trx<'s> {
         mode: Mode,
         wait: Wait,
     ) -> TrxResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        let mut out = Vec::new();
+        for (k, v) in self.lock_range(tree, from, to, descending, mode, wait)? {
+            let e = decode(&v)?;
+            if !e.delete_marked {
+                out.push((k, e.row.to_vec()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The locking part of `scan_locking`, for any index: locks the range and
+    /// returns the latest value of every entry in it, delete-marked ones included.
+    pub(super) fn lock_range(
+        &mut self,
+        tree: &BTree,
+        from: Bound<&[u8]>,
+        to: Bound<&[u8]>,
+        descending: bool,
+        mode: Mode,
+        wait: Wait,
+    ) -> TrxResult<Vec<(Vec<u8>, Vec<u8>)>> {
         let (sp, ix) = (tree.space_id(), tree.index_id());
         let gap = self.gap_locking();
         let kind = if gap {
@@ -530,14 +556,21 @@ impl<'s> Trx<'s> {
                 continue;
             }
             if let Some(v) = tree.get(&k)? {
-                let e = decode(&v)?;
-                if !e.delete_marked {
-                    out.push((k.clone(), e.row.to_vec()));
-                }
+                out.push((k.clone(), v));
             }
             last = Some(k);
         }
         Ok(out)
+    }
+
+    /// The transaction manager (for the table module).
+    pub(super) fn te(&self) -> &TrxEngine {
+        self.te
+    }
+
+    /// This transaction's weight as a deadlock victim.
+    pub(super) fn undo_weight(&self) -> u64 {
+        self.id().map_or(0, |id| self.weight(id))
     }
 
     /// Records an LSN of this transaction's changes (commit makes it durable).
