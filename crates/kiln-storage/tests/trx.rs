@@ -1201,3 +1201,26 @@ fn locking_reads_through_a_secondary_index_keep_phantoms_out() {
         assert_eq!(h.join().unwrap(), Ok(()));
     }
 }
+
+#[test]
+fn a_failed_statement_leaves_no_partial_rows() {
+    let d = db();
+    let t = sbtest(&d);
+    let mut s = d.te.session().unwrap();
+    let mut tx = s.begin(opts(RR));
+    tx.table_insert(&t, b"b", &sbrow(1, "taken")).unwrap();
+    // INSERT INTO t VALUES (a), (c), (d: duplicate pad) — fails on the third row.
+    let res = tx.statement(|tx| {
+        tx.table_insert(&t, b"a", &sbrow(1, "x"))?;
+        tx.table_insert(&t, b"c", &sbrow(2, "y"))?;
+        tx.table_insert(&t, b"d", &sbrow(3, "taken"))
+    });
+    assert_eq!(res.unwrap_err().mysql_errno(), 1062);
+    // The transaction goes on, with the statement's rows gone from every index.
+    tx.table_insert(&t, b"e", &sbrow(5, "z")).unwrap();
+    tx.commit().unwrap();
+    let keys: Vec<Vec<u8>> = dump(&t.clustered).into_keys().collect();
+    assert_eq!(keys, vec![b"b".to_vec(), b"e".to_vec()]);
+    assert_eq!(dump(&t.secondaries[0].tree).len(), 2);
+    assert_eq!(dump(&t.secondaries[1].tree).len(), 2);
+}

@@ -727,6 +727,24 @@ impl<'s> Trx<'s> {
         Ok(Some(old_row))
     }
 
+    /// Runs one statement atomically: a new statement for READ COMMITTED's view, and
+    /// on an error everything the statement changed is undone (a multi-row INSERT
+    /// that fails half-way leaves no rows) while the transaction goes on — unless the
+    /// error was a deadlock, which has rolled the whole transaction back already.
+    pub fn statement<T>(&mut self, f: impl FnOnce(&mut Self) -> TrxResult<T>) -> TrxResult<T> {
+        self.statement_start();
+        let sp = self.savepoint();
+        match f(self) {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                if !self.done {
+                    self.rollback_to(sp)?;
+                }
+                Err(e)
+            }
+        }
+    }
+
     /// A savepoint: `rollback_to` it undoes what came after (statement rollback,
     /// SAVEPOINT). Locks stay.
     pub fn savepoint(&self) -> u64 {
