@@ -8,7 +8,9 @@ use kiln_storage::page::{PageBuf, PageId, PageType, page_type};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&start, rest)) = data.split_first() else { return };
+    let Some((&start, rest)) = data.split_first() else {
+        return;
+    };
     let id = PageId::new(1, 7);
     let mut p = PageBuf::zeroed();
     match start % 3 {
@@ -16,7 +18,9 @@ fuzz_target!(|data: &[u8]| {
         1 => node::init(&mut p.0, id, 5, 0),
         _ => node::init(&mut p.0, id, 5, 1),
     }
-    let Ok(recs) = record::decode(rest) else { return };
+    let Ok(recs) = record::decode(rest) else {
+        return;
+    };
     for r in recs {
         let Record::Page(_, op) = r else { continue };
         if record::check(&p.0, &op).is_ok() {

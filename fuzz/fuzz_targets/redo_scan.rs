@@ -13,7 +13,9 @@ use libfuzzer_sys::fuzz_target;
 const RING_OFF: u64 = 12288;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&mode, rest)) = data.split_first() else { return };
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
     let vfs = MemVfs::new();
     let f = vfs.open(Path::new("/redo"), true).unwrap();
     drop(Log::create(f.clone(), CAPACITY_MIN).unwrap());
@@ -29,7 +31,9 @@ fuzz_target!(|data: &[u8]| {
     if first < rest.len() {
         f.write_at(&rest[first..], RING_OFF).unwrap();
     }
-    let Ok((capacity, ckpt)) = Log::open(f.clone()) else { return };
+    let Ok((capacity, ckpt)) = Log::open(f.clone()) else {
+        return;
+    };
     let mut s = Scanner::new(f, capacity, ckpt);
     for _ in 0..1000 {
         match s.next_group() {

@@ -97,6 +97,13 @@ impl<'a> OptPage<'a> {
         }
     }
 
+    /// A view of a page buffer the caller holds (tests, fuzzing): the same bounded
+    /// reads, over bytes that are not being written.
+    pub fn of(page: &'a crate::page::PageBuf) -> OptPage<'a> {
+        // SAFETY: the reference keeps the PAGE_SIZE bytes alive for 'a.
+        unsafe { OptPage::new(page.0.as_ptr()) }
+    }
+
     fn chunk<const N: usize>(&self, off: usize) -> [u8; N] {
         if off.checked_add(N).is_none_or(|end| end > PAGE_SIZE) {
             return [0; N];
