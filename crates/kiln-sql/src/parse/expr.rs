@@ -1,0 +1,495 @@
+//! Expressions: precedence climbing over MySQL's operator table, predicates (IN,
+//! BETWEEN, LIKE, IS), primaries (literals, columns, calls, CASE, CAST, CONVERT).
+
+use super::*;
+use crate::value::Value;
+
+impl<'a> Parser<'a> {
+    pub(super) fn expr_list(&mut self) -> Result<Vec<Expr>> {
+        let mut v = vec![self.expr()?];
+        while self.eat_op(",") {
+            v.push(self.expr()?);
+        }
+        Ok(v)
+    }
+
+    pub fn expr(&mut self) -> Result<Expr> {
+        self.depth += 1;
+        if self.depth > EXPRESSION_DEPTH_MAX {
+            return Err(KilnError::new(
+                ErrorKind::ER_STACK_OVERRUN_NEED_MORE,
+                &[&0, &0, &0],
+            ));
+        }
+        let r = self.binary(0);
+        self.depth -= 1;
+        r
+    }
+
+    pub(super) fn binary(&mut self, min_prec: u8) -> Result<Expr> {
+        let mut left = self.prefix()?;
+        while let Some((prec, op)) = self.infix_op() {
+            if prec < min_prec {
+                break;
+            }
+            left = match op {
+                Infix::Bin(op, n) => {
+                    for _ in 0..n {
+                        self.bump();
+                    }
+                    let right = self.binary(prec + 1)?;
+                    Expr::Binary {
+                        op,
+                        left: Box::new(left),
+                        right: Box::new(right),
+                    }
+                }
+                Infix::Predicate => self.predicate(left)?,
+            };
+        }
+        Ok(left)
+    }
+
+    fn infix_op(&self) -> Option<(u8, Infix)> {
+        use BinaryOp::*;
+        Some(match &self.peek().tok {
+            Tok::Op(o) => match *o {
+                "||" => (1, Infix::Bin(Or, 1)),
+                "&&" => (3, Infix::Bin(And, 1)),
+                "=" => (5, Infix::Bin(Eq, 1)),
+                "<=>" => (5, Infix::Bin(NullSafeEq, 1)),
+                "!=" | "<>" => (5, Infix::Bin(Ne, 1)),
+                "<" => (5, Infix::Bin(Lt, 1)),
+                "<=" => (5, Infix::Bin(Le, 1)),
+                ">" => (5, Infix::Bin(Gt, 1)),
+                ">=" => (5, Infix::Bin(Ge, 1)),
+                "|" => (6, Infix::Bin(BitOr, 1)),
+                "&" => (7, Infix::Bin(BitAnd, 1)),
+                "<<" => (8, Infix::Bin(Shl, 1)),
+                ">>" => (8, Infix::Bin(Shr, 1)),
+                "+" => (9, Infix::Bin(Add, 1)),
+                "-" => (9, Infix::Bin(Sub, 1)),
+                "*" => (10, Infix::Bin(Mul, 1)),
+                "/" => (10, Infix::Bin(Div, 1)),
+                "%" => (10, Infix::Bin(Mod, 1)),
+                "^" => (11, Infix::Bin(BitXor, 1)),
+                _ => return None,
+            },
+            Tok::Word(w) => match w.to_ascii_uppercase().as_str() {
+                "OR" => (1, Infix::Bin(Or, 1)),
+                "XOR" => (2, Infix::Bin(Xor, 1)),
+                "AND" => (3, Infix::Bin(And, 1)),
+                "DIV" => (10, Infix::Bin(IntDiv, 1)),
+                "MOD" => (10, Infix::Bin(Mod, 1)),
+                "IS" | "LIKE" | "IN" | "BETWEEN" => (5, Infix::Predicate),
+                "NOT"
+                    if self.is_kw_at(1, "LIKE")
+                        || self.is_kw_at(1, "IN")
+                        || self.is_kw_at(1, "BETWEEN") =>
+                {
+                    (5, Infix::Predicate)
+                }
+                _ => return None,
+            },
+            _ => return None,
+        })
+    }
+
+    pub(super) fn predicate(&mut self, left: Expr) -> Result<Expr> {
+        let left = Box::new(left);
+        if self.eat_kw("IS") {
+            let negated = self.eat_kw("NOT");
+            if self.eat_kw("NULL") {
+                return Ok(Expr::IsNull {
+                    expr: left,
+                    negated,
+                });
+            }
+            let value = if self.eat_kw("TRUE") {
+                Some(true)
+            } else if self.eat_kw("FALSE") {
+                Some(false)
+            } else {
+                self.expect_kw("UNKNOWN")?;
+                None
+            };
+            return Ok(Expr::IsBool {
+                expr: left,
+                value,
+                negated,
+            });
+        }
+        let negated = self.eat_kw("NOT");
+        if self.eat_kw("LIKE") {
+            let pattern = Box::new(self.binary(6)?);
+            let escape = if self.eat_kw("ESCAPE") {
+                Some(Box::new(self.binary(6)?))
+            } else {
+                None
+            };
+            return Ok(Expr::Like {
+                expr: left,
+                pattern,
+                escape,
+                negated,
+            });
+        }
+        if self.eat_kw("IN") {
+            self.expect_op("(")?;
+            let list = self.expr_list()?;
+            self.expect_op(")")?;
+            return Ok(Expr::InList {
+                expr: left,
+                list,
+                negated,
+            });
+        }
+        self.expect_kw("BETWEEN")?;
+        let low = Box::new(self.binary(6)?);
+        self.expect_kw("AND")?;
+        let high = Box::new(self.binary(6)?);
+        Ok(Expr::Between {
+            expr: left,
+            low,
+            high,
+            negated,
+        })
+    }
+
+    pub(super) fn prefix(&mut self) -> Result<Expr> {
+        let t = self.peek().clone();
+        match t.tok {
+            Tok::Op("-") => {
+                self.bump();
+                let e = self.binary(12)?;
+                // Fold negative numeric literals so -9223372036854775808 is a BIGINT.
+                if let Expr::Literal(v) = &e {
+                    match v {
+                        Value::Int(i) => return Ok(Expr::Literal(Value::Int(-i))),
+                        Value::UInt(u) if *u == 1u64 << 63 => {
+                            return Ok(Expr::Literal(Value::Int(i64::MIN)));
+                        }
+                        _ => {}
+                    }
+                }
+                Ok(Expr::Unary {
+                    op: UnaryOp::Neg,
+                    expr: Box::new(e),
+                })
+            }
+            Tok::Op("+") => {
+                self.bump();
+                let e = self.binary(12)?;
+                Ok(Expr::Unary {
+                    op: UnaryOp::Plus,
+                    expr: Box::new(e),
+                })
+            }
+            Tok::Op("~") => {
+                self.bump();
+                Ok(Expr::Unary {
+                    op: UnaryOp::BitNot,
+                    expr: Box::new(self.binary(12)?),
+                })
+            }
+            Tok::Op("!") => {
+                self.bump();
+                Ok(Expr::Unary {
+                    op: UnaryOp::Not,
+                    expr: Box::new(self.binary(13)?),
+                })
+            }
+            Tok::Word(w) if w.eq_ignore_ascii_case("NOT") => {
+                self.bump();
+                Ok(Expr::Unary {
+                    op: UnaryOp::Not,
+                    expr: Box::new(self.binary(4)?),
+                })
+            }
+            _ => self.primary(),
+        }
+    }
+
+    pub(super) fn primary(&mut self) -> Result<Expr> {
+        let t = self.bump();
+        let e = match t.tok {
+            Tok::Int(s) => Expr::Literal(match s.parse::<i64>() {
+                Ok(i) => Value::Int(i),
+                Err(_) => match s.parse::<u64>() {
+                    Ok(u) => Value::UInt(u),
+                    Err(_) => Value::Decimal(s.trim_start_matches('0').to_string()),
+                },
+            }),
+            Tok::Decimal(s) => Expr::Literal(Value::Decimal(normalize_decimal_literal(s))),
+            Tok::Float(s) => Expr::Literal(Value::Double(s.parse().unwrap_or(0.0))),
+            Tok::Str(s) => {
+                let mut v = s.into_owned();
+                // Adjacent string literals concatenate: 'a' 'b' = 'ab'.
+                while let Tok::Str(next) = &self.peek().tok {
+                    v.extend_from_slice(next);
+                    self.bump();
+                }
+                Expr::Literal(match String::from_utf8(v) {
+                    Ok(s) => Value::Str(s),
+                    Err(e) => Value::Bytes(e.into_bytes()),
+                })
+            }
+            Tok::Hex(v) | Tok::Bits(v) => Expr::Literal(Value::Bytes(v)),
+            Tok::Placeholder => {
+                self.params += 1;
+                if self.params > kiln_common::limits::PREPARED_PARAMS_MAX {
+                    return Err(ErrorKind::ER_PS_MANY_PARAM.into());
+                }
+                Expr::Param(self.params - 1)
+            }
+            Tok::UserVar(n) => {
+                let name = n.to_string();
+                if self.eat_op(":=") {
+                    return Ok(Expr::Assign {
+                        name,
+                        expr: Box::new(self.expr()?),
+                    });
+                }
+                Expr::UserVar(name)
+            }
+            Tok::AtAt => {
+                let (scope, name) = self.sysvar_name()?;
+                Expr::SysVar { scope, name }
+            }
+            Tok::Op("(") => {
+                let e = self.expr()?;
+                if self.is_op(",") {
+                    return Err(KilnError::new(
+                        ErrorKind::ER_NOT_SUPPORTED_YET,
+                        &[&"row constructors"],
+                    ));
+                }
+                self.expect_op(")")?;
+                e
+            }
+            Tok::QuotedIdent(s) => self.column_or_call(s.into_owned(), true)?,
+            Tok::Word(w) => {
+                let u = w.to_ascii_uppercase();
+                match u.as_str() {
+                    "NULL" => Expr::Literal(Value::Null),
+                    "TRUE" => Expr::Literal(Value::Int(1)),
+                    "FALSE" => Expr::Literal(Value::Int(0)),
+                    "CASE" => return self.case(),
+                    "CAST" if self.is_op("(") => return self.cast(),
+                    "CONVERT" if self.is_op("(") => return self.convert(),
+                    "INTERVAL" if !self.is_op("(") => return Err(self.error_at(t.start)),
+                    "BINARY" if !self.is_op("(") => {
+                        let e = self.binary(13)?;
+                        Expr::Cast {
+                            expr: Box::new(e),
+                            to: CastType::Binary,
+                        }
+                    }
+                    "CURRENT_TIMESTAMP" | "CURRENT_DATE" | "CURRENT_TIME" | "LOCALTIME"
+                    | "LOCALTIMESTAMP" | "CURRENT_USER" | "UTC_TIMESTAMP" | "UTC_DATE"
+                    | "UTC_TIME"
+                        if !self.is_op("(") =>
+                    {
+                        Expr::Func {
+                            name: u.to_ascii_lowercase(),
+                            args: vec![],
+                        }
+                    }
+                    "DATE" | "TIME" | "TIMESTAMP" if matches!(self.peek().tok, Tok::Str(_)) => {
+                        let Tok::Str(s) = self.bump().tok else {
+                            unreachable!()
+                        };
+                        Expr::Func {
+                            name: u.to_ascii_lowercase(),
+                            args: vec![Expr::Literal(Value::Str(
+                                String::from_utf8_lossy(&s).into_owned(),
+                            ))],
+                        }
+                    }
+                    _ if is_reserved(w) && !self.is_op("(") => return Err(self.error_at(t.start)),
+                    _ => self.column_or_call(w.to_string(), false)?,
+                }
+            }
+            _ => return Err(self.error_at(t.start)),
+        };
+        if self.eat_kw("COLLATE") {
+            let _collation = self.ident_or_string()?;
+        }
+        Ok(e)
+    }
+
+    pub(super) fn error_at(&self, at: usize) -> KilnError {
+        syntax_error_at(self.sql, at)
+    }
+
+    pub(super) fn column_or_call(&mut self, first: String, quoted: bool) -> Result<Expr> {
+        if !quoted && self.is_op("(") && self.peek().start == self.toks[self.pos - 1].end {
+            self.bump();
+            let name = first.to_ascii_lowercase();
+            let mut args = Vec::new();
+            if name == "count" && self.eat_op("*") {
+                self.expect_op(")")?;
+                return Ok(Expr::Func {
+                    name,
+                    args: vec![Expr::Literal(Value::Int(1))],
+                });
+            }
+            if !self.eat_op(")") {
+                self.eat_kw("DISTINCT");
+                args = self.expr_list()?;
+                if name == "trim" || name == "position" {
+                    // Not supported forms (TRIM(LEADING ..), POSITION(a IN b)) stay syntax errors.
+                }
+                self.expect_op(")")?;
+            }
+            return Ok(Expr::Func { name, args });
+        }
+        if !quoted && self.is_op("(") {
+            // MySQL without IGNORE_SPACE: "f (x)" is still a call for built-ins; treat alike.
+            return self.column_or_call_spaced(first);
+        }
+        if self.eat_op(".") {
+            let name = self.ident_or_keyword()?;
+            if self.eat_op(".") {
+                let col = self.ident_or_keyword()?;
+                return Ok(Expr::Column {
+                    qualifier: Some(format!("{first}.{name}")),
+                    name: col,
+                });
+            }
+            return Ok(Expr::Column {
+                qualifier: Some(first),
+                name,
+            });
+        }
+        Ok(Expr::Column {
+            qualifier: None,
+            name: first,
+        })
+    }
+
+    pub(super) fn column_or_call_spaced(&mut self, first: String) -> Result<Expr> {
+        self.bump();
+        let name = first.to_ascii_lowercase();
+        let args = if self.eat_op(")") {
+            Vec::new()
+        } else {
+            let a = self.expr_list()?;
+            self.expect_op(")")?;
+            a
+        };
+        Ok(Expr::Func { name, args })
+    }
+
+    pub(super) fn case(&mut self) -> Result<Expr> {
+        let operand = if self.is_kw("WHEN") {
+            None
+        } else {
+            Some(Box::new(self.expr()?))
+        };
+        let mut whens = Vec::new();
+        while self.eat_kw("WHEN") {
+            let w = self.expr()?;
+            self.expect_kw("THEN")?;
+            whens.push((w, self.expr()?));
+        }
+        if whens.is_empty() {
+            return Err(self.error());
+        }
+        let otherwise = if self.eat_kw("ELSE") {
+            Some(Box::new(self.expr()?))
+        } else {
+            None
+        };
+        self.expect_kw("END")?;
+        Ok(Expr::Case {
+            operand,
+            whens,
+            otherwise,
+        })
+    }
+
+    pub(super) fn cast_type(&mut self) -> Result<CastType> {
+        let t = match &self.peek().tok {
+            Tok::Word(w) => w.to_ascii_uppercase(),
+            _ => return Err(self.error()),
+        };
+        self.bump();
+        let ty = match t.as_str() {
+            "SIGNED" => {
+                let _ = self.eat_kw("INTEGER") || self.eat_kw("INT");
+                CastType::Signed
+            }
+            "UNSIGNED" => {
+                let _ = self.eat_kw("INTEGER") || self.eat_kw("INT");
+                CastType::Unsigned
+            }
+            "CHAR" | "NCHAR" | "VARCHAR" => CastType::Char,
+            "BINARY" => CastType::Binary,
+            "DECIMAL" => CastType::Decimal,
+            "DOUBLE" | "FLOAT" | "REAL" => CastType::Double,
+            _ => return Err(self.error_at(self.toks[self.pos - 1].start)),
+        };
+        if self.eat_op("(") {
+            while !self.eat_op(")") {
+                if self.at_eof() {
+                    return Err(self.error());
+                }
+                self.bump();
+            }
+        }
+        while self.eat_kw("CHARACTER") || self.eat_kw("CHARSET") || self.eat_kw("COLLATE") {
+            self.eat_kw("SET");
+            self.ident_or_string()?;
+        }
+        Ok(ty)
+    }
+
+    pub(super) fn cast(&mut self) -> Result<Expr> {
+        self.expect_op("(")?;
+        let e = self.expr()?;
+        self.expect_kw("AS")?;
+        let to = self.cast_type()?;
+        self.expect_op(")")?;
+        Ok(Expr::Cast {
+            expr: Box::new(e),
+            to,
+        })
+    }
+
+    pub(super) fn convert(&mut self) -> Result<Expr> {
+        self.expect_op("(")?;
+        let e = self.expr()?;
+        let to = if self.eat_kw("USING") {
+            self.ident_or_string()?;
+            CastType::Char
+        } else {
+            self.expect_op(",")?;
+            self.cast_type()?
+        };
+        self.expect_op(")")?;
+        Ok(Expr::Cast {
+            expr: Box::new(e),
+            to,
+        })
+    }
+}
+
+enum Infix {
+    Bin(BinaryOp, usize),
+    Predicate,
+}
+
+fn normalize_decimal_literal(s: &str) -> String {
+    let s = if s.starts_with('.') {
+        format!("0{s}")
+    } else {
+        s.to_string()
+    };
+    let trimmed = s.trim_start_matches('0');
+    if trimmed.starts_with('.') || trimmed.is_empty() {
+        format!("0{trimmed}")
+    } else {
+        trimmed.to_string()
+    }
+}

@@ -1,0 +1,363 @@
+//! The statement parser: recursive descent over [`crate::lexer`] tokens for the
+//! statements kiln runs, with a precedence-climbing expression parser that follows
+//! MySQL's operator precedence table (OR < XOR < AND < NOT < comparison < | < & <
+//! shifts < + - < * / DIV MOD < ^ < unary - ~ < !).
+//!
+//! Files: `mod.rs` (entry points, the token cursor, errors), `stmt.rs` (statement
+//! dispatch, DDL-ish and account statements, SHOW), `select.rs` (SELECT), `set.rs`
+//! (SET and SET TRANSACTION), `expr.rs` (expressions).
+//!
+//! Errors are MySQL's 1064 with the text from the failing token, cut at 80 bytes:
+//! "You have an error in your SQL syntax; ... near '<rest>' at line N".
+
+use kiln_common::limits::EXPRESSION_DEPTH_MAX;
+use kiln_common::{ErrorKind, KilnError, Result};
+
+use crate::ast::*;
+use crate::lexer::{Tok, Token, tokenize};
+
+mod expr;
+mod select;
+mod set;
+mod stmt;
+
+const SYNTAX_PREFIX: &str = "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use";
+
+/// Error 1064 pointing at byte offset `at` of `sql`.
+pub fn syntax_error_at(sql: &str, at: usize) -> KilnError {
+    let at = at.min(sql.len());
+    let mut end = (at + 80).min(sql.len());
+    while !sql.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut start = at;
+    while !sql.is_char_boundary(start) {
+        start -= 1;
+    }
+    let line = sql[..start].matches('\n').count() + 1;
+    KilnError::new(
+        ErrorKind::ER_PARSE_ERROR,
+        &[&SYNTAX_PREFIX, &&sql[start..end], &line],
+    )
+}
+
+/// A parsed statement plus the number of `?` placeholders it contains.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    pub stmt: Stmt,
+    pub param_count: usize,
+}
+
+/// Parses the statements of a COM_QUERY (several with multi-statements). Returns each
+/// statement with its source text. Empty statements between `;` are skipped; a query
+/// with no statement at all is error 1065.
+pub fn parse_multi(sql: &str, no_backslash_escapes: bool) -> Result<Vec<(Parsed, &str)>> {
+    let toks = tokenize(sql, no_backslash_escapes)?;
+    let mut p = Parser {
+        sql,
+        toks,
+        pos: 0,
+        params: 0,
+        depth: 0,
+    };
+    let mut out = Vec::new();
+    loop {
+        while p.eat_op(";") {}
+        if p.at_eof() {
+            break;
+        }
+        let start = p.peek().start;
+        p.params = 0;
+        let stmt = p.statement()?;
+        let end = p.toks[p.pos.saturating_sub(1)].end.max(start);
+        if !p.at_eof() && !p.is_op(";") {
+            return Err(p.error());
+        }
+        out.push((
+            Parsed {
+                stmt,
+                param_count: p.params,
+            },
+            &sql[start..end],
+        ));
+    }
+    if out.is_empty() {
+        return Err(ErrorKind::ER_EMPTY_QUERY.into());
+    }
+    Ok(out)
+}
+
+/// Parses exactly one statement (prepared statements).
+pub fn parse_one(sql: &str, no_backslash_escapes: bool) -> Result<Parsed> {
+    let mut all = parse_multi(sql, no_backslash_escapes)?;
+    if all.len() > 1 {
+        // MySQL reports the second statement as a syntax error in a prepare.
+        let second = all[1].1;
+        let at = second.as_ptr() as usize - sql.as_ptr() as usize;
+        return Err(syntax_error_at(sql, at.saturating_sub(1)));
+    }
+    Ok(all.remove(0).0)
+}
+
+struct Parser<'a> {
+    sql: &'a str,
+    toks: Vec<Token<'a>>,
+    pos: usize,
+    params: usize,
+    depth: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> &Token<'a> {
+        &self.toks[self.pos.min(self.toks.len() - 1)]
+    }
+
+    fn peek_at(&self, n: usize) -> &Tok<'a> {
+        &self.toks[(self.pos + n).min(self.toks.len() - 1)].tok
+    }
+
+    fn bump(&mut self) -> Token<'a> {
+        let t = self.peek().clone();
+        if self.pos < self.toks.len() - 1 {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn at_eof(&self) -> bool {
+        matches!(self.peek().tok, Tok::Eof)
+    }
+
+    fn error(&self) -> KilnError {
+        syntax_error_at(self.sql, self.peek().start)
+    }
+
+    fn is_kw(&self, kw: &str) -> bool {
+        matches!(self.peek().tok, Tok::Word(w) if w.eq_ignore_ascii_case(kw))
+    }
+
+    fn is_kw_at(&self, n: usize, kw: &str) -> bool {
+        matches!(self.peek_at(n), Tok::Word(w) if w.eq_ignore_ascii_case(kw))
+    }
+
+    fn eat_kw(&mut self, kw: &str) -> bool {
+        if self.is_kw(kw) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect_kw(&mut self, kw: &str) -> Result<()> {
+        if self.eat_kw(kw) {
+            Ok(())
+        } else {
+            Err(self.error())
+        }
+    }
+
+    fn is_op(&self, op: &str) -> bool {
+        matches!(self.peek().tok, Tok::Op(o) if o == op)
+    }
+
+    fn eat_op(&mut self, op: &str) -> bool {
+        if self.is_op(op) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect_op(&mut self, op: &str) -> Result<()> {
+        if self.eat_op(op) {
+            Ok(())
+        } else {
+            Err(self.error())
+        }
+    }
+
+    /// An identifier: a non-reserved word or a quoted identifier.
+    fn ident(&mut self) -> Result<String> {
+        self.word(false)
+    }
+
+    /// A word (reserved ones too, with `reserved_ok`) or a quoted identifier.
+    fn word(&mut self, reserved_ok: bool) -> Result<String> {
+        let s = match &self.peek().tok {
+            Tok::Word(w) if reserved_ok || !is_reserved(w) => w.to_string(),
+            Tok::QuotedIdent(s) => s.to_string(),
+            _ => return Err(self.error()),
+        };
+        self.bump();
+        Ok(s)
+    }
+
+    /// An identifier or a string literal (user names, charset names, LIKE patterns).
+    fn ident_or_string(&mut self) -> Result<String> {
+        if let Tok::Str(s) = &self.peek().tok {
+            let s = String::from_utf8_lossy(s).into_owned();
+            self.bump();
+            return Ok(s);
+        }
+        match &self.peek().tok {
+            Tok::Word(w) => {
+                let s = w.to_string();
+                self.bump();
+                Ok(s)
+            }
+            _ => self.ident(),
+        }
+    }
+
+    fn string(&mut self) -> Result<String> {
+        match &self.peek().tok {
+            Tok::Str(s) => {
+                let s = String::from_utf8_lossy(s).into_owned();
+                self.bump();
+                Ok(s)
+            }
+            _ => Err(self.error()),
+        }
+    }
+
+    fn ident_or_keyword(&mut self) -> Result<String> {
+        self.word(true)
+    }
+
+    fn u64_literal(&mut self) -> Result<u64> {
+        match self.peek().tok {
+            Tok::Int(s) => {
+                let v = s.parse().map_err(|_| self.error())?;
+                self.bump();
+                Ok(v)
+            }
+            _ => Err(self.error()),
+        }
+    }
+}
+
+/// Words that cannot be used as bare identifiers or column names (a subset of MySQL's
+/// reserved words: enough that misplaced keywords are syntax errors, as in MySQL).
+pub fn is_reserved(w: &str) -> bool {
+    const RESERVED: &[&str] = &[
+        "ADD", "ALL", "ALTER", "AND", "AS", "ASC", "BETWEEN", "BY", "CASE", "CREATE", "DELETE",
+        "DESC", "DISTINCT", "DROP", "ELSE", "END", "EXISTS", "FOR", "FROM", "GROUP", "HAVING",
+        "IN", "INSERT", "INTO", "IS", "JOIN", "LIKE", "LIMIT", "NOT", "NULL", "ON", "OR", "ORDER",
+        "SELECT", "SET", "TABLE", "THEN", "UNION", "UPDATE", "USING", "VALUES", "WHEN", "WHERE",
+        "XOR", "DIV", "MOD", "INTERVAL", "LEFT", "RIGHT", "INNER", "OUTER", "CROSS", "WITH",
+        "DEFAULT", "KEY", "PRIMARY", "INDEX", "ESCAPE", "COLLATE",
+    ];
+    RESERVED.iter().any(|r| r.eq_ignore_ascii_case(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(sql: &str) -> Stmt {
+        parse_one(sql, false).unwrap().stmt
+    }
+
+    #[test]
+    fn select_items_named_by_source_text() {
+        let Stmt::Select(s) = one("SELECT 1+1, @@version, 'abc', 2 AS two, CONNECTION_ID()") else {
+            panic!()
+        };
+        let names: Vec<_> = s.items.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["1+1", "@@version", "abc", "two", "CONNECTION_ID()"]);
+    }
+
+    #[test]
+    fn precedence() {
+        let Stmt::Select(s) = one("SELECT 1 + 2 * 3 = 7 AND NOT 0") else {
+            panic!()
+        };
+        let Expr::Binary {
+            op: BinaryOp::And,
+            left,
+            ..
+        } = &s.items[0].expr
+        else {
+            panic!("{:?}", s.items[0].expr)
+        };
+        assert!(matches!(
+            **left,
+            Expr::Binary {
+                op: BinaryOp::Eq,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn set_forms() {
+        assert!(matches!(one("SET NAMES utf8mb4"), Stmt::SetNames { .. }));
+        assert!(matches!(
+            one("SET character_set_results = NULL"),
+            Stmt::Set(_)
+        ));
+        let Stmt::Set(v) = one("SET @@session.autocommit = 1, GLOBAL max_connections = 10, @a = 5")
+        else {
+            panic!()
+        };
+        assert_eq!(v.len(), 3);
+        assert_eq!(
+            v[1].0,
+            SetTarget::System {
+                scope: VarScope::Global,
+                name: "max_connections".into()
+            }
+        );
+        assert!(matches!(
+            one("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"),
+            Stmt::SetTransaction { .. }
+        ));
+        assert!(matches!(one("SET autocommit = ON"), Stmt::Set(_)));
+    }
+
+    #[test]
+    fn syntax_error_message() {
+        let e = parse_one("SELEC 1", false).unwrap_err();
+        assert_eq!(e.code, 1064);
+        assert!(
+            e.message.ends_with("near 'SELEC 1' at line 1"),
+            "{}",
+            e.message
+        );
+        let e = parse_one("SELECT 1 +", false).unwrap_err();
+        assert!(e.message.ends_with("near '' at line 1"), "{}", e.message);
+        let e = parse_one("SELECT 1,\n2 3", false).unwrap_err();
+        assert!(e.message.ends_with("near '3' at line 2"), "{}", e.message);
+    }
+
+    #[test]
+    fn multi_statements_and_empty() {
+        assert_eq!(parse_multi("SELECT 1; SELECT 2;", false).unwrap().len(), 2);
+        assert_eq!(parse_multi(" ; ", false).unwrap_err().code, 1065);
+    }
+
+    #[test]
+    fn deep_nesting_is_bounded() {
+        let sql = format!("SELECT {}1{}", "(".repeat(5000), ")".repeat(5000));
+        assert!(parse_one(&sql, false).is_err());
+    }
+
+    #[test]
+    fn users() {
+        let Stmt::CreateUser { users, .. } =
+            one("CREATE USER 'bob'@'%' IDENTIFIED WITH mysql_native_password BY 'pw'")
+        else {
+            panic!()
+        };
+        assert_eq!(
+            users[0].0,
+            UserSpec {
+                user: "bob".into(),
+                host: "%".into()
+            }
+        );
+        assert_eq!(users[0].1.password.as_deref(), Some("pw"));
+    }
+}

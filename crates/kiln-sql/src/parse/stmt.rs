@@ -1,0 +1,279 @@
+//! Statement dispatch: which statement a token stream starts, and the statements
+//! that are not SELECT, SET or expressions — accounts, SHOW, and the small ones.
+
+use super::*;
+
+impl<'a> Parser<'a> {
+    pub(super) fn statement(&mut self) -> Result<Stmt> {
+        let Tok::Word(w) = self.peek().tok else {
+            if self.is_op("(") {
+                return self.select().map(Stmt::Select);
+            }
+            return Err(self.error());
+        };
+        let w = w.to_ascii_uppercase();
+        match w.as_str() {
+            "SELECT" => self.select().map(Stmt::Select),
+            "DO" => {
+                self.bump();
+                Ok(Stmt::Do(self.expr_list()?))
+            }
+            "SET" => self.set(),
+            "SHOW" => self.show(),
+            "USE" => {
+                self.bump();
+                Ok(Stmt::Use(self.ident()?))
+            }
+            "KILL" => {
+                self.bump();
+                let query_only = if self.eat_kw("QUERY") {
+                    true
+                } else {
+                    self.eat_kw("CONNECTION");
+                    false
+                };
+                Ok(Stmt::Kill {
+                    id: self.expr()?,
+                    query_only,
+                })
+            }
+            "SHUTDOWN" => {
+                self.bump();
+                Ok(Stmt::Shutdown)
+            }
+            "BEGIN" => {
+                self.bump();
+                self.eat_kw("WORK");
+                Ok(Stmt::Begin {
+                    consistent_snapshot: false,
+                    access: None,
+                })
+            }
+            "START" => {
+                self.bump();
+                self.expect_kw("TRANSACTION")?;
+                let mut consistent_snapshot = false;
+                let mut access = None;
+                loop {
+                    if self.eat_kw("WITH") {
+                        self.expect_kw("CONSISTENT")?;
+                        self.expect_kw("SNAPSHOT")?;
+                        consistent_snapshot = true;
+                    } else if self.eat_kw("READ") {
+                        access = Some(self.read_only_or_write()?);
+                    } else {
+                        break;
+                    }
+                    if !self.eat_op(",") {
+                        break;
+                    }
+                }
+                Ok(Stmt::Begin {
+                    consistent_snapshot,
+                    access,
+                })
+            }
+            "COMMIT" | "ROLLBACK" => {
+                self.bump();
+                self.eat_kw("WORK");
+                if self.eat_kw("AND") {
+                    self.eat_kw("NO");
+                    self.expect_kw("CHAIN")?;
+                }
+                if self.eat_kw("NO") {
+                    self.expect_kw("RELEASE")?;
+                } else {
+                    self.eat_kw("RELEASE");
+                }
+                Ok(if w == "COMMIT" {
+                    Stmt::Commit
+                } else {
+                    Stmt::Rollback
+                })
+            }
+            "CREATE" if self.is_kw_at(1, "USER") => {
+                self.bump();
+                self.bump();
+                let if_not_exists = self.if_not_exists()?;
+                Ok(Stmt::CreateUser {
+                    if_not_exists,
+                    users: self.user_auth_list()?,
+                })
+            }
+            "ALTER" if self.is_kw_at(1, "USER") => {
+                self.bump();
+                self.bump();
+                let if_exists = self.if_exists()?;
+                Ok(Stmt::AlterUser {
+                    if_exists,
+                    users: self.user_auth_list()?,
+                })
+            }
+            "DROP" if self.is_kw_at(1, "USER") => {
+                self.bump();
+                self.bump();
+                let if_exists = self.if_exists()?;
+                let mut users = vec![self.user_spec()?];
+                while self.eat_op(",") {
+                    users.push(self.user_spec()?);
+                }
+                Ok(Stmt::DropUser { if_exists, users })
+            }
+            "FLUSH" => {
+                self.bump();
+                while !self.at_eof() && !self.is_op(";") {
+                    self.bump();
+                }
+                Ok(Stmt::NoOp("flush"))
+            }
+            _ => Err(self.error()),
+        }
+    }
+
+    pub(super) fn if_not_exists(&mut self) -> Result<bool> {
+        if self.eat_kw("IF") {
+            self.expect_kw("NOT")?;
+            self.expect_kw("EXISTS")?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    pub(super) fn if_exists(&mut self) -> Result<bool> {
+        if self.eat_kw("IF") {
+            self.expect_kw("EXISTS")?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    pub(super) fn user_spec(&mut self) -> Result<UserSpec> {
+        if self.eat_kw("CURRENT_USER") {
+            if self.eat_op("(") {
+                self.expect_op(")")?;
+            }
+            return Ok(UserSpec {
+                user: String::new(),
+                host: "%current%".into(),
+            });
+        }
+        let user = self.ident_or_string()?;
+        // 'u'@'h' lexes as Str + UserVar("h") when the host is unquoted or quoted.
+        let host = match &self.peek().tok {
+            Tok::UserVar(h) => {
+                let h = h.to_string();
+                self.bump();
+                h
+            }
+            _ => "%".to_string(),
+        };
+        Ok(UserSpec { user, host })
+    }
+
+    pub(super) fn user_auth_list(&mut self) -> Result<Vec<(UserSpec, AuthSpec)>> {
+        let mut out = Vec::new();
+        loop {
+            let u = self.user_spec()?;
+            let mut auth = AuthSpec {
+                plugin: None,
+                password: None,
+            };
+            if self.eat_kw("IDENTIFIED") {
+                if self.eat_kw("WITH") {
+                    auth.plugin = Some(self.ident_or_string()?.to_ascii_lowercase());
+                }
+                if self.eat_kw("BY") {
+                    self.eat_kw("RANDOM"); // not supported: falls through to string() error
+                    auth.password = Some(self.string()?);
+                } else if self.eat_kw("AS") {
+                    return Err(KilnError::new(
+                        ErrorKind::ER_NOT_SUPPORTED_YET,
+                        &[&"IDENTIFIED ... AS"],
+                    ));
+                }
+            }
+            // Account options (PASSWORD EXPIRE, ACCOUNT LOCK, WITH MAX_...) are not supported yet.
+            out.push((u, auth));
+            if !self.eat_op(",") {
+                return Ok(out);
+            }
+        }
+    }
+
+    pub(super) fn show(&mut self) -> Result<Stmt> {
+        self.expect_kw("SHOW")?;
+        let mut scope = VarScope::Session;
+        if self.eat_kw("GLOBAL") {
+            scope = VarScope::Global;
+        } else if self.eat_kw("SESSION") || self.eat_kw("LOCAL") {
+            scope = VarScope::Session;
+        }
+        let full = self.eat_kw("FULL");
+        let kind = if self.eat_kw("VARIABLES") {
+            ShowKind::Variables
+        } else if self.eat_kw("STATUS") {
+            ShowKind::Status
+        } else if self.eat_kw("WARNINGS") {
+            ShowKind::Warnings
+        } else if self.eat_kw("ERRORS") {
+            ShowKind::Errors
+        } else if self.is_kw("COUNT") {
+            self.bump();
+            self.expect_op("(")?;
+            self.expect_op("*")?;
+            self.expect_op(")")?;
+            if self.eat_kw("WARNINGS") {
+                ShowKind::CountWarnings
+            } else {
+                self.expect_kw("ERRORS")?;
+                ShowKind::CountErrors
+            }
+        } else if self.eat_kw("DATABASES") || self.eat_kw("SCHEMAS") {
+            ShowKind::Databases
+        } else if self.eat_kw("PROCESSLIST") {
+            ShowKind::Processlist { full }
+        } else if self.eat_kw("ENGINES") || (self.eat_kw("STORAGE") && self.eat_kw("ENGINES")) {
+            ShowKind::Engines
+        } else if self.eat_kw("CHARSET")
+            || (self.is_kw("CHARACTER") && {
+                self.bump();
+                self.eat_kw("SET")
+            })
+        {
+            ShowKind::Charset
+        } else if self.eat_kw("COLLATION") {
+            ShowKind::Collation
+        } else if self.eat_kw("GRANTS") {
+            let user = if self.eat_kw("FOR") {
+                Some(self.user_spec()?)
+            } else {
+                None
+            };
+            ShowKind::Grants(user)
+        } else {
+            return Err(self.error());
+        };
+        let filter = if self.eat_kw("LIKE") {
+            Some(ShowFilter::Like(self.string()?))
+        } else if self.eat_kw("WHERE") {
+            Some(ShowFilter::Where(self.expr()?))
+        } else {
+            None
+        };
+        let mut limit = None;
+        if self.eat_kw("LIMIT") {
+            let a = self.u64_literal()?;
+            limit = Some(if self.eat_op(",") {
+                self.u64_literal()?
+            } else {
+                a
+            });
+        }
+        Ok(Stmt::Show {
+            kind,
+            scope,
+            filter,
+            limit,
+        })
+    }
+}
