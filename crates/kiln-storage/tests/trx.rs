@@ -82,7 +82,7 @@ fn crash(d: Db) -> MemVfs {
 }
 
 /// Commits if `res` is a success: 0, or the MySQL error number of what failed.
-fn finish<T>(tx: kiln_storage::trx::Trx<'_>, res: Result<T, TrxError>) -> u16 {
+fn finish<T>(tx: kiln_storage::trx::Trx, res: Result<T, TrxError>) -> u16 {
     match res {
         Ok(_) => tx.commit().map_or_else(|e| e.mysql_errno(), |_| 0),
         Err(e) => e.mysql_errno(),
@@ -106,7 +106,7 @@ fn opts(isolation: Isolation) -> TrxOptions {
 const RR: Isolation = Isolation::RepeatableRead;
 const RC: Isolation = Isolation::ReadCommitted;
 
-fn get(tx: &mut kiln_storage::trx::Trx<'_>, t: &BTree, k: &str) -> Option<String> {
+fn get(tx: &mut kiln_storage::trx::Trx, t: &BTree, k: &str) -> Option<String> {
     tx.read(t, k.as_bytes(), ReadMode::Consistent)
         .unwrap()
         .map(|v| String::from_utf8(v).unwrap())

@@ -148,7 +148,7 @@ fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
     }
 }
 
-impl Trx<'_> {
+impl Trx {
     /// Inserts a row into a table and its secondary indexes; `DuplicateKey` if the
     /// primary key or a unique index's value exists. On an error, roll back to a
     /// savepoint taken before (statement rollback) to undo the part that was done.

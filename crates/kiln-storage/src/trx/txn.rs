@@ -77,26 +77,46 @@ pub enum ReadMode {
 }
 
 /// A connection's handle on the transaction system: owns a reader slot, so that
-/// taking a read view writes only to this session's own cache line.
+/// taking a read view writes only to this session's own cache line. One transaction
+/// at a time per session (they share the slot): `begin` panics otherwise.
 pub struct Session {
     te: Arc<TrxEngine>,
+    slot: Arc<SessionSlot>,
+}
+
+/// A session's reader slot, and whether a transaction of the session is running.
+struct SessionSlot {
     reader: Reader,
+    busy: std::sync::atomic::AtomicBool,
 }
 
 impl Session {
     pub(crate) fn new(te: Arc<TrxEngine>, reader: Reader) -> Session {
-        Session { te, reader }
+        Session {
+            te,
+            slot: Arc::new(SessionSlot {
+                reader,
+                busy: std::sync::atomic::AtomicBool::new(false),
+            }),
+        }
     }
 
     pub fn engine(&self) -> &Arc<TrxEngine> {
         &self.te
     }
 
-    /// Starts a transaction (no id, no view yet: both come when first needed).
-    pub fn begin(&mut self, opts: TrxOptions) -> Trx<'_> {
+    /// Starts a transaction (no id, no view yet: both come when first needed). The
+    /// transaction owns what it needs (it can be kept beside the session, as a
+    /// connection does between statements).
+    pub fn begin(&mut self, opts: TrxOptions) -> Trx {
+        let was_busy = self.slot.busy.swap(true, Ordering::AcqRel);
+        assert!(
+            !was_busy,
+            "a session runs one transaction at a time: end the previous one first"
+        );
         let mut t = Trx {
-            te: &self.te,
-            reader: &self.reader,
+            te: self.te.clone(),
+            slot: self.slot.clone(),
             opts,
             rw: None,
             view: None,
@@ -113,9 +133,9 @@ impl Session {
 }
 
 /// A transaction. Dropping it without `commit` rolls it back.
-pub struct Trx<'s> {
-    te: &'s Arc<TrxEngine>,
-    reader: &'s Reader,
+pub struct Trx {
+    te: Arc<TrxEngine>,
+    slot: Arc<SessionSlot>,
     opts: TrxOptions,
     rw: Option<RwTrx>,
     view: Option<ReadView>,
@@ -165,7 +185,7 @@ pub(crate) fn undo_one(te: &TrxEngine, trx: u64, no: u64, rec: &UndoRec) -> TrxR
     Ok(())
 }
 
-impl<'s> Trx<'s> {
+impl Trx {
     pub fn options(&self) -> TrxOptions {
         self.opts
     }
@@ -181,7 +201,7 @@ impl<'s> Trx<'s> {
         if let Some(v) = self.view {
             return v;
         }
-        let v = self.reader.view(self.id());
+        let v = self.slot.reader.view(self.id());
         self.view = Some(v);
         v
     }
@@ -210,7 +230,7 @@ impl<'s> Trx<'s> {
         if let Some(rw) = &self.rw {
             return Ok(rw.id);
         }
-        let te = self.te;
+        let te = &self.te;
         let rw = te.sys.begin_rw(|bound| te.persist_next_id(bound))?;
         let id = rw.id;
         self.rw = Some(rw);
@@ -434,7 +454,7 @@ impl<'s> Trx<'s> {
         let view = self.view();
         let mut value = std::borrow::Cow::Borrowed(value);
         for _ in 0..RETRIES_MAX {
-            match visible_version(self.te, &view, &value)? {
+            match visible_version(&self.te, &view, &value)? {
                 Version::Found(row) => return Ok(row),
                 // Rolled back under us: the entry has been restored; read it again.
                 Version::Vanished => match tree.get(key)? {
@@ -457,7 +477,7 @@ impl<'s> Trx<'s> {
         from: Bound<&[u8]>,
         to: Bound<&[u8]>,
         descending: bool,
-    ) -> Scan<'t, 's> {
+    ) -> Scan<'t> {
         if self.opts.isolation == Isolation::Serializable && !self.opts.autocommit {
             // SERIALIZABLE: plain SELECTs lock what they read, gaps included.
             let wait = self.wait();
@@ -565,7 +585,7 @@ impl<'s> Trx<'s> {
 
     /// The transaction manager (for the table module).
     pub(super) fn te(&self) -> &TrxEngine {
-        self.te
+        &self.te
     }
 
     /// This transaction's weight as a deadlock victim.
@@ -762,7 +782,7 @@ impl<'s> Trx<'s> {
             if let Some(v) = rseg.get(&undo::undo_key(id, no))? {
                 let rec = UndoRec::decode(&v)
                     .ok_or_else(|| TrxError::Corrupt(format!("undo record {no} of {id}")))?;
-                undo_one(self.te, id, no, &rec)?;
+                undo_one(&self.te, id, no, &rec)?;
                 rseg.delete(&undo::undo_key(id, no))?;
             }
             self.undo_no = no;
@@ -786,7 +806,7 @@ impl<'s> Trx<'s> {
             self.te.locks.release_all(id);
             self.te.stats.rollbacks.fetch_add(1, Ordering::Relaxed);
         }
-        self.reader.close_view();
+        self.slot.reader.close_view();
         res
     }
 
@@ -800,7 +820,7 @@ impl<'s> Trx<'s> {
     /// innodb_flush_log_at_trx_commit asks.
     pub fn commit(mut self) -> TrxResult<()> {
         self.done = true;
-        self.reader.close_view();
+        self.slot.reader.close_view();
         let Some(rw) = self.rw.take() else {
             return Ok(()); // read-only: nothing to do
         };
@@ -824,13 +844,14 @@ impl<'s> Trx<'s> {
     }
 }
 
-impl Drop for Trx<'_> {
+impl Drop for Trx {
     fn drop(&mut self) {
         if !self.done
             && let Err(e) = self.rollback_all()
         {
             tracing::error!("rolling back a dropped transaction: {e}");
         }
+        self.slot.busy.store(false, Ordering::Release);
     }
 }
 
@@ -889,13 +910,13 @@ enum Source<'t> {
 }
 
 /// A scan (`Trx::scan`).
-pub struct Scan<'t, 's> {
+pub struct Scan<'t> {
     source: Source<'t>,
     tree: &'t BTree,
-    trx: &'t mut Trx<'s>,
+    trx: &'t mut Trx,
 }
 
-impl Iterator for Scan<'_, '_> {
+impl Iterator for Scan<'_> {
     type Item = TrxResult<(Vec<u8>, Vec<u8>)>;
     fn next(&mut self) -> Option<Self::Item> {
         let cursor = match &mut self.source {
