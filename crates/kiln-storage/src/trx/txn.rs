@@ -810,6 +810,13 @@ impl Trx {
         res
     }
 
+    /// Lets go of the handle without ending the transaction: it stays active, its
+    /// rows locked and its undo in place, as if the process had died — what crash
+    /// tests simulate, and what recovery then rolls back. Nothing is written.
+    pub fn abandon(mut self) {
+        self.done = true;
+    }
+
     /// Rolls the whole transaction back.
     pub fn rollback(mut self) -> TrxResult<()> {
         self.rollback_all()
