@@ -19,6 +19,10 @@ use kiln_storage::engine::{Engine, EngineConfig};
 use kiln_storage::io::os::OsVfs;
 use kiln_storage::rng::Rng;
 
+#[path = "support/bench.rs"]
+mod bench;
+use bench::report;
+
 fn cfg(pool_mb: usize, log_mb: u64, cleaner: bool) -> EngineConfig {
     EngineConfig {
         pool: PoolConfig {
@@ -41,14 +45,6 @@ fn fresh(base: &Path, name: &str, c: EngineConfig) -> (Arc<Engine>, Arc<BTree>, 
     (e, t, dir)
 }
 
-fn report(what: &str, n: u64, secs: f64) {
-    println!(
-        "{what:<58} {:>12.0} ops/s {:>10.0} ns/op",
-        n as f64 / secs,
-        secs * 1e9 / n as f64
-    );
-}
-
 /// Rows in the whole tree and the seconds the scan took.
 fn full_scan(t: &BTree) -> (u64, f64) {
     let t0 = Instant::now();
@@ -69,23 +65,14 @@ fn load(t: &BTree, rows: u64) {
 }
 
 fn lookups(t: &Arc<BTree>, rows: u64, threads: usize, per_thread: u64) -> f64 {
-    let t0 = Instant::now();
-    let hs: Vec<_> = (0..threads)
-        .map(|th| {
-            let t = t.clone();
-            std::thread::spawn(move || {
-                let mut r = Rng(th as u64 + 99);
-                for _ in 0..per_thread {
-                    let k = r.next_u64() % rows;
-                    assert!(t.get(&k.to_be_bytes()).unwrap().is_some());
-                }
-            })
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
-    t0.elapsed().as_secs_f64()
+    let t = t.clone();
+    bench::threads(threads, move |th| {
+        let mut r = Rng(th as u64 + 99);
+        for _ in 0..per_thread {
+            let k = r.next_u64() % rows;
+            assert!(t.get(&k.to_be_bytes()).unwrap().is_some());
+        }
+    })
 }
 
 fn main() {

@@ -19,28 +19,9 @@ use kiln_storage::io::os::OsVfs;
 use kiln_storage::rng::Rng;
 use kiln_storage::trx::{ReadMode, TrxConfig, TrxEngine, TrxOptions};
 
-fn report(what: &str, n: u64, secs: f64) {
-    println!(
-        "{what:<58} {:>12.0} ops/s {:>10.0} ns/op",
-        n as f64 / secs,
-        secs * 1e9 / n as f64
-    );
-}
-
-fn threads<F: Fn(usize) + Send + Sync + 'static>(n: usize, f: F) -> f64 {
-    let f = Arc::new(f);
-    let t0 = Instant::now();
-    let hs: Vec<_> = (0..n)
-        .map(|i| {
-            let f = f.clone();
-            std::thread::spawn(move || f(i))
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
-    t0.elapsed().as_secs_f64()
-}
+#[path = "support/bench.rs"]
+mod bench;
+use bench::{report, threads};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
