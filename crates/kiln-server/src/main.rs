@@ -143,6 +143,8 @@ fn run(args: &[String]) -> Result<(), String> {
     let accounts = Accounts::load(&datadir)?;
     let engine = kiln_server::storage::open(&datadir, &globals)?;
     let trx = kiln_server::storage::open_trx(&engine, &globals)?;
+    let dict = kiln_sql::dict::Dictionary::open(engine.clone(), trx.clone())
+        .map_err(|e| format!("cannot open the data dictionary: {}", e.message))?;
 
     let port = globals.u64("port").unwrap_or(3306) as u16;
     let bind_address = globals
@@ -199,6 +201,7 @@ fn run(args: &[String]) -> Result<(), String> {
         tls,
         Some(engine.clone()),
         Some(trx.clone()),
+        Some(dict),
     ));
     let mut threads = Vec::new();
     if let Some(l) = tcp {

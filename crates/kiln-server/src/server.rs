@@ -75,6 +75,8 @@ pub struct Server {
     pub tls: Option<crate::tls::TlsMaterial>,
     pub engine: Option<std::sync::Arc<kiln_storage::engine::Engine>>,
     pub trx: Option<std::sync::Arc<kiln_storage::trx::TrxEngine>>,
+    /// The data dictionary (tables); None only when storage is not opened.
+    pub dict: Option<std::sync::Arc<kiln_sql::dict::Dictionary>>,
     pub stats: ServerStats,
     conns: Mutex<HashMap<u64, Arc<ConnShared>>>,
     next_id: AtomicU64,
@@ -91,6 +93,7 @@ impl Server {
         tls: Option<crate::tls::TlsMaterial>,
         engine: Option<std::sync::Arc<kiln_storage::engine::Engine>>,
         trx: Option<std::sync::Arc<kiln_storage::trx::TrxEngine>>,
+        dict: Option<std::sync::Arc<kiln_sql::dict::Dictionary>>,
     ) -> Server {
         Server {
             settings,
@@ -99,6 +102,7 @@ impl Server {
             tls,
             engine,
             trx,
+            dict,
             stats: ServerStats::default(),
             conns: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),

@@ -107,6 +107,17 @@ pub enum Expr {
         expr: Box<Expr>,
         to: CastType,
     },
+    /// A column bound to slot `n` of the row being evaluated (the binder replaces
+    /// `Column` references with these, so evaluation does no name lookups).
+    Slot(usize),
+    /// A scalar subquery `(SELECT ...)`.
+    Subquery(Box<Select>),
+    Exists(Box<Select>),
+    InSubquery {
+        expr: Box<Expr>,
+        select: Box<Select>,
+        negated: bool,
+    },
     /// `@v := expr` inside an expression.
     Assign {
         name: String,
@@ -131,13 +142,247 @@ pub struct SelectItem {
     pub name: String,
 }
 
+/// A FROM-clause item.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FromItem {
+    Table {
+        name: TableName,
+        alias: Option<String>,
+    },
+    /// `(SELECT ...) AS alias`
+    Derived { select: Box<Select>, alias: String },
+    Join {
+        left: Box<FromItem>,
+        right: Box<FromItem>,
+        kind: JoinKind,
+        on: Option<Expr>,
+        /// `USING (a, b)`
+        using: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    Left,
+    Right,
+    Cross,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderItem {
+    pub expr: Expr,
+    pub desc: bool,
+}
+
+/// `FOR UPDATE` / `FOR SHARE` / `LOCK IN SHARE MODE`, with NOWAIT / SKIP LOCKED.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LockClause {
+    pub exclusive: bool,
+    pub nowait: bool,
+    pub skip_locked: bool,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Select {
+    pub distinct: bool,
     pub items: Vec<SelectItem>,
-    /// A table reference (no tables exist yet: resolving it fails with MySQL's error).
-    pub from: Option<TableName>,
+    pub from: Vec<FromItem>,
     pub filter: Option<Expr>,
+    pub group_by: Vec<Expr>,
+    pub having: Option<Expr>,
+    pub order_by: Vec<OrderItem>,
     pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+    pub lock: Option<LockClause>,
+    /// `UNION [ALL|DISTINCT] select` chained after this one (all: true for ALL).
+    pub union: Option<(bool, Box<Select>)>,
+}
+
+impl Select {
+    pub fn empty() -> Select {
+        Select {
+            distinct: false,
+            items: Vec::new(),
+            from: Vec::new(),
+            filter: None,
+            group_by: Vec::new(),
+            having: None,
+            order_by: Vec::new(),
+            limit: None,
+            offset: None,
+            lock: None,
+            union: None,
+        }
+    }
+}
+
+/// INSERT's row source.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InsertSource {
+    /// `VALUES (..), (..)`; `None` in a row is `DEFAULT`.
+    Values(Vec<Vec<Option<Expr>>>),
+    Select(Box<Select>),
+    /// `SET a = 1, b = DEFAULT`
+    Set(Vec<(String, Option<Expr>)>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Insert {
+    pub table: TableName,
+    pub columns: Vec<String>,
+    pub source: InsertSource,
+    pub ignore: bool,
+    pub replace: bool,
+    /// `ON DUPLICATE KEY UPDATE col = expr, ...`
+    pub on_duplicate: Vec<(String, Expr)>,
+    /// `VALUES (...) AS alias` (MySQL 8 row alias for ON DUPLICATE KEY UPDATE).
+    pub row_alias: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Update {
+    pub tables: Vec<FromItem>,
+    pub sets: Vec<(Option<String>, String, Option<Expr>)>,
+    pub filter: Option<Expr>,
+    pub order_by: Vec<OrderItem>,
+    pub limit: Option<Expr>,
+    pub ignore: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delete {
+    /// Single-table form: the table. Multi-table: the targets (aliases or names).
+    pub targets: Vec<TableName>,
+    pub from: Vec<FromItem>,
+    pub filter: Option<Expr>,
+    pub order_by: Vec<OrderItem>,
+    pub limit: Option<Expr>,
+    pub ignore: bool,
+    pub multi: bool,
+}
+
+/// A column in CREATE TABLE / ALTER TABLE.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnSpec {
+    pub name: String,
+    pub ty: crate::types::SqlType,
+    /// Collation/charset written on the column (resolved into `ty` by DDL).
+    pub charset: Option<String>,
+    pub collation: Option<String>,
+    /// `NOT NULL` (Some(false)), `NULL` (Some(true)), or unsaid.
+    pub nullable: Option<bool>,
+    pub default: Option<DefaultSpec>,
+    pub on_update_now: bool,
+    pub auto_increment: bool,
+    pub primary: bool,
+    pub unique: bool,
+    pub comment: Option<String>,
+    pub invisible: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum DefaultSpec {
+    /// A literal or constant expression (`DEFAULT 0`, `DEFAULT (expr)`).
+    Expr(Expr),
+    /// `DEFAULT CURRENT_TIMESTAMP[(fsp)]` / NOW().
+    CurrentTimestamp,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    Primary,
+    Unique,
+    Key,
+    Fulltext,
+    Spatial,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexPartSpec {
+    pub column: String,
+    /// Prefix length in characters (`KEY (c(10))`).
+    pub prefix: Option<u32>,
+    pub desc: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexSpec {
+    pub name: Option<String>,
+    pub kind: IndexKind,
+    pub parts: Vec<IndexPartSpec>,
+    pub invisible: bool,
+    pub comment: Option<String>,
+}
+
+/// `FOREIGN KEY` as written: parsed and stored, not enforced yet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForeignKeySpec {
+    pub name: Option<String>,
+    pub columns: Vec<String>,
+    pub ref_table: TableName,
+    pub ref_columns: Vec<String>,
+    /// The ON DELETE / ON UPDATE clauses as written.
+    pub actions: String,
+}
+
+/// Table options (`ENGINE=`, `CHARSET=`, `COMMENT=`, `AUTO_INCREMENT=` ...).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TableOptions {
+    pub engine: Option<String>,
+    pub charset: Option<String>,
+    pub collation: Option<String>,
+    pub comment: Option<String>,
+    pub auto_increment: Option<u64>,
+    pub row_format: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateTable {
+    pub name: TableName,
+    pub if_not_exists: bool,
+    pub temporary: bool,
+    pub columns: Vec<ColumnSpec>,
+    pub indexes: Vec<IndexSpec>,
+    pub foreign_keys: Vec<ForeignKeySpec>,
+    pub options: TableOptions,
+    pub like: Option<TableName>,
+    pub as_select: Option<Box<Select>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AlterOp {
+    AddColumn {
+        spec: ColumnSpec,
+        /// None: last; Some(None): FIRST; Some(Some(c)): AFTER c.
+        position: Option<Option<String>>,
+    },
+    DropColumn(String),
+    /// MODIFY (old name = new name) / CHANGE old new.
+    ChangeColumn {
+        old: String,
+        spec: ColumnSpec,
+        position: Option<Option<String>>,
+    },
+    RenameColumn {
+        old: String,
+        new: String,
+    },
+    AlterDefault {
+        column: String,
+        default: Option<Expr>,
+    },
+    AddIndex(IndexSpec),
+    AddForeignKey(ForeignKeySpec),
+    DropIndex(String),
+    DropPrimaryKey,
+    DropForeignKey(String),
+    RenameIndex {
+        old: String,
+        new: String,
+    },
+    RenameTable(TableName),
+    Options(TableOptions),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -185,6 +430,13 @@ pub enum ShowKind {
     Charset,
     Collation,
     Grants(Option<UserSpec>),
+    Tables { full: bool, db: Option<String> },
+    Columns { table: TableName, full: bool },
+    Index(TableName),
+    CreateTable(TableName),
+    CreateDatabase(String),
+    TableStatus(Option<String>),
+    EngineStatus,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -248,6 +500,45 @@ pub enum Stmt {
         if_exists: bool,
         users: Vec<UserSpec>,
     },
+    Insert(Insert),
+    Update(Update),
+    Delete(Delete),
+    CreateDatabase {
+        name: String,
+        if_not_exists: bool,
+        charset: Option<String>,
+        collation: Option<String>,
+    },
+    DropDatabase {
+        name: String,
+        if_exists: bool,
+    },
+    CreateTable(Box<CreateTable>),
+    DropTable {
+        names: Vec<TableName>,
+        if_exists: bool,
+        temporary: bool,
+    },
+    TruncateTable(TableName),
+    RenameTable(Vec<(TableName, TableName)>),
+    CreateIndex {
+        table: TableName,
+        spec: IndexSpec,
+    },
+    DropIndex {
+        table: TableName,
+        name: String,
+    },
+    AlterTable {
+        table: TableName,
+        ops: Vec<AlterOp>,
+    },
+    Savepoint(String),
+    RollbackTo(String),
+    ReleaseSavepoint(String),
+    /// LOCK TABLES / UNLOCK TABLES: accepted (row locks do the work).
+    LockTables,
+    UnlockTables,
     /// Statements accepted and answered with OK, having no effect kiln needs yet
     /// (FLUSH ...). The string names the statement for Com_* counters.
     NoOp(&'static str),

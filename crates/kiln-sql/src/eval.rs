@@ -52,6 +52,10 @@ pub trait Env {
     fn div_precision_increment(&self) -> u32 {
         4
     }
+    /// Slot `i` of the current row (bound column references).
+    fn slot(&self, i: usize) -> Result<Value> {
+        Err(KilnError::internal(format!("no row for slot {i}")))
+    }
     /// A column reference; with no tables in scope it is MySQL's 1054.
     fn column(&self, qualifier: Option<&str>, name: &str) -> Result<Value> {
         let full = match qualifier {
@@ -77,6 +81,11 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
             Ok(v)
         }
         Expr::Column { qualifier, name } => env.column(qualifier.as_deref(), name),
+        Expr::Slot(i) => env.slot(*i),
+        Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. } => Err(KilnError::new(
+            ErrorKind::ER_NOT_SUPPORTED_YET,
+            &[&"subqueries in this context"],
+        )),
         Expr::Unary { op, expr } => unary(*op, eval(expr, env)?, expr, env),
         Expr::Binary { op, left, right } => binary(*op, left, right, env),
         Expr::IsNull { expr, negated } => Ok(bool_value(eval(expr, env)?.is_null() != *negated)),
@@ -508,7 +517,12 @@ pub fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
         (UInt(x), UInt(y)) => Some(x.cmp(y)),
         (Int(x), UInt(y)) => Some((*x as i128).cmp(&(*y as i128))),
         (UInt(x), Int(y)) => Some((*x as i128).cmp(&(*y as i128))),
-        (Str(x), Str(y)) => Some(fold(x).cmp(&fold(y))),
+        (Str(x), Str(y)) => Some(if x.is_ascii() && y.is_ascii() {
+            let f = |c: &u8| c.to_ascii_lowercase();
+            x.as_bytes().iter().map(f).cmp(y.as_bytes().iter().map(f))
+        } else {
+            fold(x).cmp(&fold(y))
+        }),
         (Bytes(x), Bytes(y)) => Some(x.cmp(y)),
         (Bytes(x), Str(y)) => Some(x.as_slice().cmp(y.as_bytes())),
         (Str(x), Bytes(y)) => Some(x.as_bytes().cmp(y.as_slice())),

@@ -5,14 +5,23 @@
 //! → `eval`/`functions` for expressions, `show` for SHOW → `result::Outcome`.
 pub mod ast;
 pub mod charset;
+pub mod collate;
+pub mod dict;
 pub mod eval;
+pub mod exec;
 pub mod functions;
 pub mod infer;
+pub mod json;
 pub mod lexer;
+pub mod numeric;
 pub mod parse;
 pub mod result;
+pub mod rowfmt;
 pub mod session;
+mod session_trx;
 pub mod show;
 pub mod status;
 pub mod sysvar;
+pub mod temporal_store;
+pub mod types;
 pub mod value;

@@ -7,12 +7,25 @@ use crate::value::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColumnKind {
     Null,
-    LongLong,
+    Tiny,
+    Short,
+    Int24,
     Long,
+    LongLong,
+    Float,
     Double,
     NewDecimal,
+    Bit,
+    Date,
+    DateTime,
+    Timestamp,
+    Time,
+    Year,
+    /// CHAR / BINARY / ENUM / SET.
+    String,
     VarString,
     Blob,
+    Json,
 }
 
 /// Metadata of a result column.
@@ -30,6 +43,8 @@ pub struct ColumnInfo {
     pub schema: String,
     pub table: String,
     pub org_name: String,
+    /// Collation of a text column (empty: utf8mb4_0900_ai_ci, or binary for `binary`).
+    pub collation: String,
 }
 
 impl ColumnInfo {
@@ -40,11 +55,15 @@ impl ColumnInfo {
             length_chars: 0,
             decimals: 0,
             unsigned: false,
-            binary: !matches!(kind, ColumnKind::VarString | ColumnKind::Blob),
+            binary: !matches!(
+                kind,
+                ColumnKind::VarString | ColumnKind::Blob | ColumnKind::String | ColumnKind::Json
+            ),
             not_null: false,
             schema: String::new(),
             table: String::new(),
             org_name: String::new(),
+            collation: String::new(),
         }
     }
 

@@ -136,6 +136,17 @@ pub struct Session {
     params: Vec<Value>,
     statement_time_micros: i64,
     changes: TrackedChanges,
+    /// The client asked for CLIENT_FOUND_ROWS (UPDATE reports matched rows).
+    pub client_found_rows: bool,
+    /// Tables and transactions (None: a server without storage, as in protocol tests).
+    pub(crate) dict: Option<Arc<crate::dict::Dictionary>>,
+    pub(crate) catalog_cache: Option<Arc<crate::dict::Catalog>>,
+    pub(crate) trx_session: Option<kiln_storage::trx::Session>,
+    pub(crate) trx: Option<kiln_storage::trx::Trx>,
+    /// BEGIN / START TRANSACTION was issued (the transaction ends at COMMIT/ROLLBACK).
+    pub(crate) explicit_trx: bool,
+    pub(crate) consistent_snapshot: bool,
+    pub(crate) savepoints: Vec<(String, u64)>,
 }
 
 impl Session {
@@ -166,7 +177,20 @@ impl Session {
             params: Vec::new(),
             statement_time_micros: 0,
             changes: TrackedChanges::default(),
+            client_found_rows: false,
+            dict: None,
+            catalog_cache: None,
+            trx_session: None,
+            trx: None,
+            explicit_trx: false,
+            consistent_snapshot: false,
+            savepoints: Vec::new(),
         }
+    }
+
+    /// Connects the session to the data dictionary (and so to tables).
+    pub fn set_dictionary(&mut self, dict: Arc<crate::dict::Dictionary>) {
+        self.dict = Some(dict);
     }
 
     /// Back to a fresh session state (COM_RESET_CONNECTION; COM_CHANGE_USER also
@@ -177,8 +201,7 @@ impl Session {
         self.diagnostics.clear();
         self.diagnostics_total = 0;
         self.last_insert_id = 0;
-        self.in_transaction = false;
-        self.tx_read_only = false;
+        self.end_transaction(false);
         self.row_count = -1;
     }
 
@@ -198,10 +221,8 @@ impl Session {
     pub fn prepare(&mut self, sql: &str) -> Result<(Parsed, Vec<ColumnInfo>)> {
         self.begin_statement(false);
         let parsed = parse_one(sql, self.no_backslash_escapes())?;
-        if let Stmt::Select(s) = &parsed.stmt {
-            self.check_tables(s)?;
-        }
         let columns = match &parsed.stmt {
+            Stmt::Select(s) if !s.from.is_empty() => crate::exec::select::describe(self, s)?,
             Stmt::Select(s) => s
                 .items
                 .iter()
@@ -243,9 +264,12 @@ impl Session {
 
     /// Sets the default database (COM_INIT_DB, USE). Unknown → 1049.
     pub fn use_database(&mut self, db: &str) -> Result<()> {
-        if !self
-            .server
-            .databases()
+        let names = if self.dict.is_some() {
+            self.database_names()
+        } else {
+            self.server.databases()
+        };
+        if !names
             .iter()
             .any(|d| d == db || (d == "information_schema" && db.eq_ignore_ascii_case(d)))
         {
@@ -293,6 +317,7 @@ impl Session {
         *self.counters.com.entry(com).or_insert(0) += 1;
         crate::status::record(com);
         let r = self.dispatch(&parsed.stmt);
+        let r = self.end_statement(r);
         self.params.clear();
         match &r {
             Ok(Outcome::Ok { affected_rows, .. }) => self.row_count = *affected_rows as i64,
@@ -306,8 +331,45 @@ impl Session {
     }
 
     fn dispatch(&mut self, stmt: &Stmt) -> Result<Outcome> {
+        if is_implicit_commit(stmt) {
+            self.commit_current()?;
+        }
         match stmt {
+            Stmt::Select(s) if !s.from.is_empty() || s.union.is_some() => {
+                crate::exec::select::run(self, s).map(Outcome::Rows)
+            }
             Stmt::Select(s) => self.select(s),
+            Stmt::Insert(i) => crate::exec::dml::insert(self, i),
+            Stmt::Update(u) => crate::exec::dml::update(self, u),
+            Stmt::Delete(d) => crate::exec::dml::delete(self, d),
+            Stmt::CreateDatabase {
+                name,
+                if_not_exists,
+                charset,
+                collation,
+            } => crate::exec::ddl::create_database(
+                self,
+                name,
+                *if_not_exists,
+                charset.as_deref(),
+                collation.as_deref(),
+            ),
+            Stmt::DropDatabase { name, if_exists } => {
+                crate::exec::ddl::drop_database(self, name, *if_exists)
+            }
+            Stmt::CreateTable(ct) => crate::exec::ddl::create_table(self, ct),
+            Stmt::DropTable {
+                names, if_exists, ..
+            } => crate::exec::ddl::drop_tables(self, names, *if_exists),
+            Stmt::TruncateTable(t) => crate::exec::ddl::truncate(self, t),
+            Stmt::RenameTable(pairs) => crate::exec::ddl::rename(self, pairs),
+            Stmt::CreateIndex { table, spec } => crate::exec::ddl::create_index(self, table, spec),
+            Stmt::DropIndex { table, name } => crate::exec::ddl::drop_index(self, table, name),
+            Stmt::AlterTable { table, ops } => crate::exec::ddl::alter(self, table, ops),
+            Stmt::Savepoint(name) => self.savepoint(name),
+            Stmt::RollbackTo(name) => self.rollback_to_savepoint(name),
+            Stmt::ReleaseSavepoint(name) => self.release_savepoint(name),
+            Stmt::LockTables | Stmt::UnlockTables => Ok(Outcome::ok()),
             Stmt::Do(exprs) => {
                 for e in exprs {
                     eval(e, self)?;
@@ -366,14 +428,19 @@ impl Session {
                 self.server.shutdown(&user)?;
                 Ok(Outcome::ok())
             }
-            Stmt::Begin { access, .. } => {
-                self.in_transaction = true;
-                self.tx_read_only = matches!(access, Some(TxAccess::ReadOnly));
+            Stmt::Begin {
+                access,
+                consistent_snapshot,
+            } => self.begin(
+                matches!(access, Some(TxAccess::ReadOnly)),
+                *consistent_snapshot,
+            ),
+            Stmt::Commit => {
+                self.commit_current()?;
                 Ok(Outcome::ok())
             }
-            Stmt::Commit | Stmt::Rollback => {
-                self.in_transaction = false;
-                self.tx_read_only = false;
+            Stmt::Rollback => {
+                self.rollback_current()?;
                 Ok(Outcome::ok())
             }
             Stmt::CreateUser {
@@ -433,25 +500,12 @@ impl Session {
         }
     }
 
-    /// Tables named in FROM must exist (none do until the SQL engine lands): 1046
-    /// without a default database, else 1146 — at PREPARE as well as at execution.
-    fn check_tables(&self, s: &Select) -> Result<()> {
-        if let Some(t) = &s.from {
-            let schema = match (&t.schema, &self.database) {
-                (Some(s), _) => s.clone(),
-                (None, Some(d)) => d.clone(),
-                (None, None) => return Err(ErrorKind::ER_NO_DB_ERROR.into()),
-            };
-            return Err(KilnError::new(
-                ErrorKind::ER_NO_SUCH_TABLE,
-                &[&schema, &t.name],
-            ));
-        }
-        Ok(())
+    fn select(&mut self, s: &Select) -> Result<Outcome> {
+        self.select_without_tables(s).map(Outcome::Rows)
     }
 
-    fn select(&mut self, s: &Select) -> Result<Outcome> {
-        self.check_tables(s)?;
+    /// A SELECT with no FROM clause.
+    pub(crate) fn select_without_tables(&mut self, s: &Select) -> Result<Rows> {
         if s.items
             .iter()
             .any(|i| matches!(&i.expr, Expr::Column { name, .. } if name == "*"))
@@ -484,7 +538,7 @@ impl Session {
                 }
             })
             .collect();
-        Ok(Outcome::Rows(Rows { columns, rows }))
+        Ok(Rows { columns, rows })
     }
 
     fn set(&mut self, assignments: &[(SetTarget, SetValue)]) -> Result<Outcome> {
@@ -640,6 +694,28 @@ fn is_truthy_setting(v: &Value) -> bool {
 }
 
 /// The Com_xxx counter a statement increments.
+/// Statements that commit the current transaction first (MySQL's implicit commit).
+fn is_implicit_commit(stmt: &Stmt) -> bool {
+    matches!(
+        stmt,
+        Stmt::CreateDatabase { .. }
+            | Stmt::DropDatabase { .. }
+            | Stmt::CreateTable(_)
+            | Stmt::DropTable { .. }
+            | Stmt::TruncateTable(_)
+            | Stmt::RenameTable(_)
+            | Stmt::CreateIndex { .. }
+            | Stmt::DropIndex { .. }
+            | Stmt::AlterTable { .. }
+            | Stmt::CreateUser { .. }
+            | Stmt::AlterUser { .. }
+            | Stmt::DropUser { .. }
+            | Stmt::SetPassword { .. }
+            | Stmt::LockTables
+            | Stmt::UnlockTables
+    )
+}
+
 pub fn com_name(stmt: &Stmt) -> &'static str {
     match stmt {
         Stmt::Select(_) => "select",
@@ -658,7 +734,44 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
             ShowKind::Charset => "show_charsets",
             ShowKind::Collation => "show_collations",
             ShowKind::Grants(_) => "show_grants",
+            ShowKind::Tables { .. } => "show_tables",
+            ShowKind::Columns { .. } => "show_fields",
+            ShowKind::Index(_) => "show_keys",
+            ShowKind::CreateTable(_) => "show_create_table",
+            ShowKind::CreateDatabase(_) => "show_create_db",
+            ShowKind::TableStatus(_) => "show_table_status",
+            ShowKind::EngineStatus => "show_engine_status",
         },
+        Stmt::Insert(i) if i.replace => {
+            if matches!(i.source, InsertSource::Select(_)) {
+                "replace_select"
+            } else {
+                "replace"
+            }
+        }
+        Stmt::Insert(i) => {
+            if matches!(i.source, InsertSource::Select(_)) {
+                "insert_select"
+            } else {
+                "insert"
+            }
+        }
+        Stmt::Update(_) => "update",
+        Stmt::Delete(_) => "delete",
+        Stmt::CreateDatabase { .. } => "create_db",
+        Stmt::DropDatabase { .. } => "drop_db",
+        Stmt::CreateTable(_) => "create_table",
+        Stmt::DropTable { .. } => "drop_table",
+        Stmt::TruncateTable(_) => "truncate",
+        Stmt::RenameTable(_) => "rename_table",
+        Stmt::CreateIndex { .. } => "create_index",
+        Stmt::DropIndex { .. } => "drop_index",
+        Stmt::AlterTable { .. } => "alter_table",
+        Stmt::Savepoint(_) => "savepoint",
+        Stmt::RollbackTo(_) => "rollback_to_savepoint",
+        Stmt::ReleaseSavepoint(_) => "release_savepoint",
+        Stmt::LockTables => "lock_tables",
+        Stmt::UnlockTables => "unlock_tables",
         Stmt::Use(_) => "change_db",
         Stmt::Kill { .. } => "kill",
         Stmt::Shutdown => "shutdown",

@@ -18,217 +18,238 @@ pub fn show(
     limit: Option<u64>,
 ) -> Result<Outcome> {
     let global = scope == VarScope::Global;
-    let (columns, rows): (Vec<ColumnInfo>, Vec<Vec<Value>>) = match kind {
-        ShowKind::Variables => {
-            let cols = vec![
-                ColumnInfo::text("Variable_name", 64),
-                ColumnInfo::text("Value", 1024),
-            ];
-            let rows = s
-                .vars
-                .list(global)
-                .into_iter()
-                .map(|(n, v)| vec![Value::Str(n), Value::Str(v)])
-                .collect();
-            (cols, rows)
-        }
-        ShowKind::Status => {
-            let cols = vec![
-                ColumnInfo::text("Variable_name", 64),
-                ColumnInfo::text("Value", 1024),
-            ];
-            (cols, status_rows(s, global))
-        }
-        ShowKind::Warnings | ShowKind::Errors => {
-            let errors_only = matches!(kind, ShowKind::Errors);
-            let mut code = ColumnInfo::new("Code", ColumnKind::Long);
-            code.unsigned = true;
-            code.length_chars = 4;
-            let cols = vec![
-                ColumnInfo::text("Level", 7),
-                code,
-                ColumnInfo::text("Message", 512),
-            ];
-            let mut rows: Vec<Vec<Value>> = s
-                .diagnostics()
-                .iter()
-                .filter(|d| !errors_only || d.level == Level::Error)
-                .map(|d| {
-                    vec![
-                        Value::Str(d.level.as_str().into()),
-                        Value::UInt(d.code as u64),
-                        Value::Str(d.message.clone()),
-                    ]
-                })
-                .collect();
-            if let Some(l) = limit {
-                rows.truncate(l as usize);
+    let table_show = if s.dict.is_some() {
+        crate::exec::show::show(s, kind)?
+    } else {
+        None
+    };
+    let (columns, rows): (Vec<ColumnInfo>, Vec<Vec<Value>>) = if let Some(t) = table_show {
+        t
+    } else {
+        match kind {
+            ShowKind::Variables => {
+                let cols = vec![
+                    ColumnInfo::text("Variable_name", 64),
+                    ColumnInfo::text("Value", 1024),
+                ];
+                let rows = s
+                    .vars
+                    .list(global)
+                    .into_iter()
+                    .map(|(n, v)| vec![Value::Str(n), Value::Str(v)])
+                    .collect();
+                (cols, rows)
             }
-            return Ok(Outcome::Rows(Rows {
-                columns: cols,
-                rows,
-            }));
-        }
-        ShowKind::CountWarnings | ShowKind::CountErrors => {
-            let (name, n) = if matches!(kind, ShowKind::CountWarnings) {
-                ("@@session.warning_count", s.diagnostics_total())
-            } else {
-                (
-                    "@@session.error_count",
-                    s.diagnostics()
-                        .iter()
-                        .filter(|d| d.level == Level::Error)
-                        .count(),
-                )
-            };
-            let mut c = ColumnInfo::new(name, ColumnKind::LongLong);
-            c.unsigned = true;
-            c.length_chars = 21;
-            return Ok(Outcome::Rows(Rows {
-                columns: vec![c],
-                rows: vec![vec![Value::UInt(n as u64)]],
-            }));
-        }
-        ShowKind::Databases => {
-            let cols = vec![ColumnInfo::text("Database", 64)];
-            let mut dbs = s.server.databases();
-            dbs.sort();
-            (cols, dbs.into_iter().map(|d| vec![Value::Str(d)]).collect())
-        }
-        ShowKind::Processlist { full } => {
-            let mut id = ColumnInfo::new("Id", ColumnKind::LongLong);
-            id.unsigned = true;
-            let mut time = ColumnInfo::new("Time", ColumnKind::Long);
-            time.length_chars = 7;
-            let cols = vec![
-                id,
-                ColumnInfo::text("User", 32),
-                ColumnInfo::text("Host", 261),
-                ColumnInfo::text("db", 64),
-                ColumnInfo::text("Command", 16),
-                time,
-                ColumnInfo::text("State", 30),
-                ColumnInfo::text("Info", if *full { 65535 } else { 100 }),
-            ];
-            let rows = s
-                .server
-                .processlist()
-                .into_iter()
-                .map(|p| {
-                    let info = p.info.map(|i| {
-                        if *full {
-                            i
-                        } else {
-                            i.chars().take(100).collect()
-                        }
-                    });
-                    vec![
-                        Value::UInt(p.id),
-                        Value::Str(p.user),
-                        Value::Str(p.host),
-                        p.db.map_or(Value::Null, Value::Str),
-                        Value::Str(p.command),
-                        Value::Int(p.time_secs as i64),
-                        Value::Str(p.state),
-                        info.map_or(Value::Null, Value::Str),
-                    ]
-                })
-                .collect();
-            (cols, rows)
-        }
-        ShowKind::Engines => {
-            let cols = [
-                "Engine",
-                "Support",
-                "Comment",
-                "Transactions",
-                "XA",
-                "Savepoints",
-            ]
-            .iter()
-            .map(|n| ColumnInfo::text(n, 80))
-            .collect();
-            let row = [
-                "InnoDB",
-                "DEFAULT",
-                "Supports transactions, row-level locking, and foreign keys",
-                "YES",
-                "NO",
-                "YES",
-            ]
-            .iter()
-            .map(|v| Value::Str(v.to_string()))
-            .collect();
-            (cols, vec![row])
-        }
-        ShowKind::Charset => {
-            let mut maxlen = ColumnInfo::new("Maxlen", ColumnKind::Long);
-            maxlen.unsigned = true;
-            let cols = vec![
-                ColumnInfo::text("Charset", 64),
-                ColumnInfo::text("Description", 2048),
-                ColumnInfo::text("Default collation", 64),
-                maxlen,
-            ];
-            let rows = CHARSETS
-                .iter()
-                .map(|c| {
-                    vec![
-                        Value::Str(c.name.to_string()),
-                        Value::Str(c.description.to_string()),
-                        Value::Str(c.default_collation.to_string()),
-                        Value::UInt(c.max_len_bytes),
-                    ]
-                })
-                .collect();
-            (cols, rows)
-        }
-        ShowKind::Collation => {
-            let mut id = ColumnInfo::new("Id", ColumnKind::LongLong);
-            id.unsigned = true;
-            let mut sortlen = ColumnInfo::new("Sortlen", ColumnKind::Long);
-            sortlen.unsigned = true;
-            let cols = vec![
-                ColumnInfo::text("Collation", 64),
-                ColumnInfo::text("Charset", 64),
-                id,
-                ColumnInfo::text("Default", 3),
-                ColumnInfo::text("Compiled", 3),
-                sortlen,
-                ColumnInfo::text("Pad_attribute", 9),
-            ];
-            let rows = COLLATIONS
-                .iter()
-                .map(|c| {
-                    vec![
-                        Value::Str(c.name.to_string()),
-                        Value::Str(c.charset.to_string()),
-                        Value::UInt(c.id),
-                        Value::Str(if c.is_default { "Yes" } else { "" }.into()),
-                        Value::Str("Yes".into()),
-                        Value::UInt(if c.pad_space { 1 } else { 0 }),
-                        Value::Str(if c.pad_space { "PAD SPACE" } else { "NO PAD" }.into()),
-                    ]
-                })
-                .collect();
-            (cols, rows)
-        }
-        ShowKind::Grants(user) => {
-            let (u, h) = match user {
-                Some(UserSpec { user, host }) if host != "%current%" => {
-                    (user.clone(), host.clone())
+            ShowKind::Status => {
+                let cols = vec![
+                    ColumnInfo::text("Variable_name", 64),
+                    ColumnInfo::text("Value", 1024),
+                ];
+                (cols, status_rows(s, global))
+            }
+            ShowKind::Warnings | ShowKind::Errors => {
+                let errors_only = matches!(kind, ShowKind::Errors);
+                let mut code = ColumnInfo::new("Code", ColumnKind::Long);
+                code.unsigned = true;
+                code.length_chars = 4;
+                let cols = vec![
+                    ColumnInfo::text("Level", 7),
+                    code,
+                    ColumnInfo::text("Message", 512),
+                ];
+                let mut rows: Vec<Vec<Value>> = s
+                    .diagnostics()
+                    .iter()
+                    .filter(|d| !errors_only || d.level == Level::Error)
+                    .map(|d| {
+                        vec![
+                            Value::Str(d.level.as_str().into()),
+                            Value::UInt(d.code as u64),
+                            Value::Str(d.message.clone()),
+                        ]
+                    })
+                    .collect();
+                if let Some(l) = limit {
+                    rows.truncate(l as usize);
                 }
-                _ => s.account.clone(),
-            };
-            let grant = if s.server.is_admin(&u, &h) {
-                format!("GRANT ALL PRIVILEGES ON *.* TO `{u}`@`{h}` WITH GRANT OPTION")
-            } else {
-                format!("GRANT USAGE ON *.* TO `{u}`@`{h}`")
-            };
-            (
-                vec![ColumnInfo::text(&format!("Grants for {u}@{h}"), 1024)],
-                vec![vec![Value::Str(grant)]],
-            )
+                return Ok(Outcome::Rows(Rows {
+                    columns: cols,
+                    rows,
+                }));
+            }
+            ShowKind::CountWarnings | ShowKind::CountErrors => {
+                let (name, n) = if matches!(kind, ShowKind::CountWarnings) {
+                    ("@@session.warning_count", s.diagnostics_total())
+                } else {
+                    (
+                        "@@session.error_count",
+                        s.diagnostics()
+                            .iter()
+                            .filter(|d| d.level == Level::Error)
+                            .count(),
+                    )
+                };
+                let mut c = ColumnInfo::new(name, ColumnKind::LongLong);
+                c.unsigned = true;
+                c.length_chars = 21;
+                return Ok(Outcome::Rows(Rows {
+                    columns: vec![c],
+                    rows: vec![vec![Value::UInt(n as u64)]],
+                }));
+            }
+            ShowKind::Databases => {
+                let cols = vec![ColumnInfo::text("Database", 64)];
+                let mut dbs = s.server.databases();
+                dbs.sort();
+                (cols, dbs.into_iter().map(|d| vec![Value::Str(d)]).collect())
+            }
+            ShowKind::Tables { .. }
+            | ShowKind::Columns { .. }
+            | ShowKind::Index(_)
+            | ShowKind::CreateTable(_)
+            | ShowKind::CreateDatabase(_)
+            | ShowKind::TableStatus(_)
+            | ShowKind::EngineStatus => {
+                return Err(KilnError::new(
+                    ErrorKind::ER_NOT_SUPPORTED_YET,
+                    &[&"tables on this server"],
+                ));
+            }
+            ShowKind::Processlist { full } => {
+                let mut id = ColumnInfo::new("Id", ColumnKind::LongLong);
+                id.unsigned = true;
+                let mut time = ColumnInfo::new("Time", ColumnKind::Long);
+                time.length_chars = 7;
+                let cols = vec![
+                    id,
+                    ColumnInfo::text("User", 32),
+                    ColumnInfo::text("Host", 261),
+                    ColumnInfo::text("db", 64),
+                    ColumnInfo::text("Command", 16),
+                    time,
+                    ColumnInfo::text("State", 30),
+                    ColumnInfo::text("Info", if *full { 65535 } else { 100 }),
+                ];
+                let rows = s
+                    .server
+                    .processlist()
+                    .into_iter()
+                    .map(|p| {
+                        let info = p.info.map(|i| {
+                            if *full {
+                                i
+                            } else {
+                                i.chars().take(100).collect()
+                            }
+                        });
+                        vec![
+                            Value::UInt(p.id),
+                            Value::Str(p.user),
+                            Value::Str(p.host),
+                            p.db.map_or(Value::Null, Value::Str),
+                            Value::Str(p.command),
+                            Value::Int(p.time_secs as i64),
+                            Value::Str(p.state),
+                            info.map_or(Value::Null, Value::Str),
+                        ]
+                    })
+                    .collect();
+                (cols, rows)
+            }
+            ShowKind::Engines => {
+                let cols = [
+                    "Engine",
+                    "Support",
+                    "Comment",
+                    "Transactions",
+                    "XA",
+                    "Savepoints",
+                ]
+                .iter()
+                .map(|n| ColumnInfo::text(n, 80))
+                .collect();
+                let row = [
+                    "InnoDB",
+                    "DEFAULT",
+                    "Supports transactions, row-level locking, and foreign keys",
+                    "YES",
+                    "NO",
+                    "YES",
+                ]
+                .iter()
+                .map(|v| Value::Str(v.to_string()))
+                .collect();
+                (cols, vec![row])
+            }
+            ShowKind::Charset => {
+                let mut maxlen = ColumnInfo::new("Maxlen", ColumnKind::Long);
+                maxlen.unsigned = true;
+                let cols = vec![
+                    ColumnInfo::text("Charset", 64),
+                    ColumnInfo::text("Description", 2048),
+                    ColumnInfo::text("Default collation", 64),
+                    maxlen,
+                ];
+                let rows = CHARSETS
+                    .iter()
+                    .map(|c| {
+                        vec![
+                            Value::Str(c.name.to_string()),
+                            Value::Str(c.description.to_string()),
+                            Value::Str(c.default_collation.to_string()),
+                            Value::UInt(c.max_len_bytes),
+                        ]
+                    })
+                    .collect();
+                (cols, rows)
+            }
+            ShowKind::Collation => {
+                let mut id = ColumnInfo::new("Id", ColumnKind::LongLong);
+                id.unsigned = true;
+                let mut sortlen = ColumnInfo::new("Sortlen", ColumnKind::Long);
+                sortlen.unsigned = true;
+                let cols = vec![
+                    ColumnInfo::text("Collation", 64),
+                    ColumnInfo::text("Charset", 64),
+                    id,
+                    ColumnInfo::text("Default", 3),
+                    ColumnInfo::text("Compiled", 3),
+                    sortlen,
+                    ColumnInfo::text("Pad_attribute", 9),
+                ];
+                let rows = COLLATIONS
+                    .iter()
+                    .map(|c| {
+                        vec![
+                            Value::Str(c.name.to_string()),
+                            Value::Str(c.charset.to_string()),
+                            Value::UInt(c.id),
+                            Value::Str(if c.is_default { "Yes" } else { "" }.into()),
+                            Value::Str("Yes".into()),
+                            Value::UInt(if c.pad_space { 1 } else { 0 }),
+                            Value::Str(if c.pad_space { "PAD SPACE" } else { "NO PAD" }.into()),
+                        ]
+                    })
+                    .collect();
+                (cols, rows)
+            }
+            ShowKind::Grants(user) => {
+                let (u, h) = match user {
+                    Some(UserSpec { user, host }) if host != "%current%" => {
+                        (user.clone(), host.clone())
+                    }
+                    _ => s.account.clone(),
+                };
+                let grant = if s.server.is_admin(&u, &h) {
+                    format!("GRANT ALL PRIVILEGES ON *.* TO `{u}`@`{h}` WITH GRANT OPTION")
+                } else {
+                    format!("GRANT USAGE ON *.* TO `{u}`@`{h}`")
+                };
+                (
+                    vec![ColumnInfo::text(&format!("Grants for {u}@{h}"), 1024)],
+                    vec![vec![Value::Str(grant)]],
+                )
+            }
         }
     };
     let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();

@@ -5,26 +5,51 @@ use kiln_common::counter::ShardedCounter;
 
 /// Every Com_xxx name kiln counts, in SHOW STATUS order.
 pub const COM_NAMES: &[&str] = &[
+    "alter_table",
     "alter_user",
+    "analyze",
     "begin",
     "change_db",
     "commit",
+    "create_db",
+    "create_index",
+    "create_table",
     "create_user",
+    "delete",
     "do",
+    "drop_db",
+    "drop_index",
+    "drop_table",
     "drop_user",
     "flush",
+    "insert",
+    "insert_select",
     "kill",
+    "lock_tables",
+    "release_savepoint",
+    "rename_table",
+    "replace",
+    "replace_select",
     "rollback",
+    "rollback_to_savepoint",
+    "savepoint",
     "select",
     "set_option",
     "show_charsets",
     "show_collations",
+    "show_create_db",
+    "show_create_table",
     "show_databases",
+    "show_engine_status",
     "show_errors",
+    "show_fields",
     "show_grants",
+    "show_keys",
     "show_processlist",
     "show_status",
     "show_storage_engines",
+    "show_table_status",
+    "show_tables",
     "show_variables",
     "show_warnings",
     "shutdown",
@@ -34,6 +59,9 @@ pub const COM_NAMES: &[&str] = &[
     "stmt_prepare",
     "stmt_reset",
     "stmt_send_long_data",
+    "truncate",
+    "unlock_tables",
+    "update",
 ];
 
 static COM: [ShardedCounter; COM_NAMES.len()] = [const { ShardedCounter::new() }; COM_NAMES.len()];
@@ -51,6 +79,33 @@ pub fn record_com_only(com: &str) {
     if let Ok(i) = COM_NAMES.binary_search(&com) {
         COM[i].inc();
     }
+}
+
+/// InnoDB row counters (SHOW STATUS Innodb_rows_*).
+pub const ROW_COUNTERS: &[&str] = &[
+    "Innodb_rows_deleted",
+    "Innodb_rows_inserted",
+    "Innodb_rows_read",
+    "Innodb_rows_updated",
+];
+
+static ROWS: [ShardedCounter; ROW_COUNTERS.len()] =
+    [const { ShardedCounter::new() }; ROW_COUNTERS.len()];
+
+/// Adds `n` to a counter of `ROW_COUNTERS`.
+pub fn add(name: &str, n: u64) {
+    if let Ok(i) = ROW_COUNTERS.binary_search(&name) {
+        ROWS[i].add(n);
+    }
+}
+
+/// (name, value) of the row counters.
+pub fn row_values() -> Vec<(String, u64)> {
+    ROW_COUNTERS
+        .iter()
+        .zip(ROWS.iter())
+        .map(|(n, c)| (n.to_string(), c.get()))
+        .collect()
 }
 
 /// (Com_xxx, value) for every counter.

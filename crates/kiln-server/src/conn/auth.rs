@@ -154,6 +154,10 @@ pub fn handshake(
     session.user = user;
     session.host = peer.host.clone();
     session.account = (account.user.clone(), account.host.clone());
+    if let Some(d) = &server.dict {
+        session.set_dictionary(d.clone());
+    }
+    session.client_found_rows = caps & cap::FOUND_ROWS != 0;
     apply_client_charset(&mut session, resp.collation_id);
     if caps & cap::INTERACTIVE != 0
         && let Some(t) = server.globals.get("interactive_timeout")

@@ -15,19 +15,39 @@ use super::io::PacketIo;
 pub fn column_type(kind: ColumnKind) -> ColumnType {
     match kind {
         ColumnKind::Null => ColumnType::Null,
+        ColumnKind::Tiny => ColumnType::Tiny,
+        ColumnKind::Short => ColumnType::Short,
+        ColumnKind::Int24 => ColumnType::Int24,
         ColumnKind::LongLong => ColumnType::LongLong,
         ColumnKind::Long => ColumnType::Long,
+        ColumnKind::Float => ColumnType::Float,
         ColumnKind::Double => ColumnType::Double,
         ColumnKind::NewDecimal => ColumnType::NewDecimal,
+        ColumnKind::Bit => ColumnType::Bit,
+        ColumnKind::Date => ColumnType::Date,
+        ColumnKind::DateTime => ColumnType::DateTime,
+        ColumnKind::Timestamp => ColumnType::Timestamp,
+        ColumnKind::Time => ColumnType::Time,
+        ColumnKind::Year => ColumnType::Year,
+        ColumnKind::String => ColumnType::String,
         ColumnKind::VarString => ColumnType::VarString,
         ColumnKind::Blob => ColumnType::Blob,
+        ColumnKind::Json => ColumnType::Json,
     }
 }
 
 pub fn column(c: &ColumnInfo) -> Column {
     let numeric = matches!(
         c.kind,
-        ColumnKind::LongLong | ColumnKind::Long | ColumnKind::Double | ColumnKind::NewDecimal
+        ColumnKind::Tiny
+            | ColumnKind::Short
+            | ColumnKind::Int24
+            | ColumnKind::LongLong
+            | ColumnKind::Long
+            | ColumnKind::Float
+            | ColumnKind::Double
+            | ColumnKind::NewDecimal
+            | ColumnKind::Year
     );
     let mut flags = 0u16;
     if c.not_null {
@@ -48,10 +68,12 @@ pub fn column(c: &ColumnInfo) -> Column {
     let (collation_id, length) = if c.binary || c.kind == ColumnKind::Null {
         (charset::BINARY, c.length_chars)
     } else {
-        (
-            charset::UTF8MB4_0900_AI_CI,
-            c.length_chars.saturating_mul(4),
-        )
+        // The column's collation; results are sent in utf8mb4 (4 bytes a character).
+        let id = kiln_sql::charset::COLLATIONS
+            .iter()
+            .find(|x| x.name == c.collation)
+            .map_or(charset::UTF8MB4_0900_AI_CI, |x| x.id as u16);
+        (id, c.length_chars.saturating_mul(4))
     };
     Column {
         schema: c.schema.clone(),
@@ -152,13 +174,63 @@ pub fn write_rows(
 }
 
 fn binary_value(v: &Value, t: ColumnType) -> BinaryValue {
+    use ColumnType as T;
     match (v, t) {
         (Value::Null, _) => BinaryValue::Null,
+        (v, T::Tiny | T::Short | T::Int24 | T::Year) => match v {
+            Value::UInt(u) => BinaryValue::UInt(*u),
+            other => BinaryValue::Int(other.to_i64().unwrap_or(0)),
+        },
+        (v, T::Float) => BinaryValue::Float(v.to_f64().unwrap_or(0.0) as f32),
+        (Value::Str(s), T::Date | T::DateTime | T::Timestamp) => datetime_value(s),
+        (Value::Str(s), T::Time) => time_value(s),
         (Value::Int(i), ColumnType::LongLong | ColumnType::Long) => BinaryValue::Int(*i),
         (Value::UInt(u), ColumnType::LongLong | ColumnType::Long) => BinaryValue::UInt(*u),
         (v, ColumnType::LongLong | ColumnType::Long) => BinaryValue::Int(v.to_i64().unwrap_or(0)),
         (v, ColumnType::Double) => BinaryValue::Double(v.to_f64().unwrap_or(0.0)),
         (v, _) => BinaryValue::Bytes(v.to_text().unwrap_or_default()),
+    }
+}
+
+/// 'YYYY-MM-DD[ HH:MM:SS[.ffffff]]' as a binary DATE/DATETIME cell.
+fn datetime_value(s: &str) -> BinaryValue {
+    let n = |r: std::ops::Range<usize>| s.get(r).and_then(|x| x.parse::<u32>().ok()).unwrap_or(0);
+    let micros = s.get(20..).map_or(0, |f| {
+        let digits: String = f.chars().take(6).collect();
+        format!("{digits:0<6}").parse().unwrap_or(0)
+    });
+    BinaryValue::DateTime {
+        year: n(0..4) as u16,
+        month: n(5..7) as u8,
+        day: n(8..10) as u8,
+        hour: n(11..13) as u8,
+        minute: n(14..16) as u8,
+        second: n(17..19) as u8,
+        micros,
+    }
+}
+
+/// '[-]HHH:MM:SS[.ffffff]' as a binary TIME cell.
+fn time_value(s: &str) -> BinaryValue {
+    let (negative, rest) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    let (hms, frac) = rest.split_once('.').unwrap_or((rest, ""));
+    let mut it = hms.split(':').map(|x| x.parse::<u32>().unwrap_or(0));
+    let (h, m, sec) = (
+        it.next().unwrap_or(0),
+        it.next().unwrap_or(0),
+        it.next().unwrap_or(0),
+    );
+    let digits: String = frac.chars().take(6).collect();
+    BinaryValue::Time {
+        negative,
+        days: h / 24,
+        hours: (h % 24) as u8,
+        minutes: m as u8,
+        seconds: sec as u8,
+        micros: format!("{digits:0<6}").parse().unwrap_or(0),
     }
 }
 

@@ -136,6 +136,17 @@ impl<'a> Parser<'a> {
         }
         if self.eat_kw("IN") {
             self.expect_op("(")?;
+            if self.is_kw("SELECT") {
+                self.enter()?;
+                let sel = self.select()?;
+                self.depth -= 1;
+                self.expect_op(")")?;
+                return Ok(Expr::InSubquery {
+                    expr: left,
+                    select: Box::new(sel),
+                    negated,
+                });
+            }
             let list = self.expr_list()?;
             self.expect_op(")")?;
             return Ok(Expr::InList {
@@ -256,6 +267,15 @@ impl<'a> Parser<'a> {
                 let (scope, name) = self.sysvar_name()?;
                 Expr::SysVar { scope, name }
             }
+            Tok::Op("(")
+                if self.is_kw("SELECT") || (self.is_op("(") && self.is_kw_at(1, "SELECT")) =>
+            {
+                self.enter()?;
+                let sel = self.select()?;
+                self.depth -= 1;
+                self.expect_op(")")?;
+                Expr::Subquery(Box::new(sel))
+            }
             Tok::Op("(") => {
                 let e = self.expr()?;
                 if self.is_op(",") {
@@ -275,6 +295,14 @@ impl<'a> Parser<'a> {
                     "TRUE" => Expr::Literal(Value::Int(1)),
                     "FALSE" => Expr::Literal(Value::Int(0)),
                     "CASE" => return self.case(),
+                    "EXISTS" if self.is_op("(") => {
+                        self.bump();
+                        self.enter()?;
+                        let sel = self.select()?;
+                        self.depth -= 1;
+                        self.expect_op(")")?;
+                        return Ok(Expr::Exists(Box::new(sel)));
+                    }
                     "CAST" if self.is_op("(") => return self.cast(),
                     "CONVERT" if self.is_op("(") => return self.convert(),
                     "INTERVAL" if !self.is_op("(") => return Err(self.error_at(t.start)),
@@ -325,7 +353,7 @@ impl<'a> Parser<'a> {
     pub(super) fn column_or_call(&mut self, first: String, quoted: bool) -> Result<Expr> {
         if !quoted && self.is_op("(") && self.peek().start == self.toks[self.pos - 1].end {
             self.bump();
-            let name = first.to_ascii_lowercase();
+            let mut name = first.to_ascii_lowercase();
             let mut args = Vec::new();
             if name == "count" && self.eat_op("*") {
                 self.expect_op(")")?;
@@ -335,10 +363,23 @@ impl<'a> Parser<'a> {
                 });
             }
             if !self.eat_op(")") {
-                self.eat_kw("DISTINCT");
+                if self.eat_kw("DISTINCT") {
+                    name.push_str(" distinct");
+                }
                 args = self.expr_list()?;
-                if name == "trim" || name == "position" {
-                    // Not supported forms (TRIM(LEADING ..), POSITION(a IN b)) stay syntax errors.
+                if name.starts_with("group_concat") {
+                    // ORDER BY inside GROUP_CONCAT is accepted; SEPARATOR is kept as a
+                    // last argument.
+                    if self.eat_kw("ORDER") {
+                        self.expect_kw("BY")?;
+                        self.order_list()?;
+                    }
+                    let sep = if self.eat_kw("SEPARATOR") {
+                        self.primary()?
+                    } else {
+                        Expr::Literal(Value::Str(",".into()))
+                    };
+                    args.push(sep);
                 }
                 self.expect_op(")")?;
             }

@@ -16,6 +16,8 @@ use kiln_common::{ErrorKind, KilnError, Result};
 use crate::ast::*;
 use crate::lexer::{Tok, Token, tokenize};
 
+mod ddl;
+mod dml;
 mod expr;
 mod select;
 mod set;

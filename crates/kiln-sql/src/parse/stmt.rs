@@ -73,6 +73,85 @@ impl<'a> Parser<'a> {
                     access,
                 })
             }
+            "ROLLBACK"
+                if self.is_kw_at(1, "TO")
+                    || (self.is_kw_at(1, "WORK") && self.is_kw_at(2, "TO")) =>
+            {
+                self.bump();
+                self.eat_kw("WORK");
+                self.expect_kw("TO")?;
+                self.eat_kw("SAVEPOINT");
+                Ok(Stmt::RollbackTo(self.ident()?))
+            }
+            "SAVEPOINT" => {
+                self.bump();
+                Ok(Stmt::Savepoint(self.ident()?))
+            }
+            "RELEASE" => {
+                self.bump();
+                self.expect_kw("SAVEPOINT")?;
+                Ok(Stmt::ReleaseSavepoint(self.ident()?))
+            }
+            "INSERT" | "REPLACE" => self.insert(),
+            "UPDATE" => self.update(),
+            "DELETE" => self.delete(),
+            "TRUNCATE" => {
+                self.bump();
+                self.eat_kw("TABLE");
+                Ok(Stmt::TruncateTable(self.table_name()?))
+            }
+            "RENAME" if !self.is_kw_at(1, "USER") => self.rename_table(),
+            "ALTER" if self.is_kw_at(1, "TABLE") => self.alter_table(),
+            "CREATE" if !self.is_kw_at(1, "USER") => self.create(),
+            "DROP" if !self.is_kw_at(1, "USER") => self.drop(),
+            "DESCRIBE" | "DESC" | "EXPLAIN"
+                if !(self.is_kw_at(1, "SELECT")
+                    || self.is_kw_at(1, "FORMAT")
+                    || self.is_kw_at(1, "ANALYZE")
+                    || self.is_kw_at(1, "UPDATE")
+                    || self.is_kw_at(1, "DELETE")
+                    || self.is_kw_at(1, "INSERT")) =>
+            {
+                self.bump();
+                let table = self.table_name()?;
+                let filter = if matches!(self.peek().tok, Tok::Str(_)) {
+                    Some(ShowFilter::Like(self.string()?))
+                } else if matches!(self.peek().tok, Tok::Word(_) | Tok::QuotedIdent(_)) {
+                    Some(ShowFilter::Like(self.ident()?))
+                } else {
+                    None
+                };
+                Ok(Stmt::Show {
+                    kind: ShowKind::Columns { table, full: false },
+                    scope: VarScope::Session,
+                    filter,
+                    limit: None,
+                })
+            }
+            "LOCK" => {
+                self.bump();
+                if !self.eat_kw("TABLES") {
+                    self.expect_kw("TABLE")?;
+                }
+                while !self.at_eof() && !self.is_op(";") {
+                    self.bump();
+                }
+                Ok(Stmt::LockTables)
+            }
+            "UNLOCK" => {
+                self.bump();
+                if !self.eat_kw("TABLES") {
+                    self.expect_kw("TABLE")?;
+                }
+                Ok(Stmt::UnlockTables)
+            }
+            "ANALYZE" | "OPTIMIZE" | "CHECK" | "REPAIR" => {
+                self.bump();
+                while !self.at_eof() && !self.is_op(";") {
+                    self.bump();
+                }
+                Ok(Stmt::NoOp("analyze"))
+            }
             "COMMIT" | "ROLLBACK" => {
                 self.bump();
                 self.eat_kw("WORK");
@@ -209,7 +288,57 @@ impl<'a> Parser<'a> {
             scope = VarScope::Session;
         }
         let full = self.eat_kw("FULL");
-        let kind = if self.eat_kw("VARIABLES") {
+        let from_db = |p: &mut Self| -> Result<Option<String>> {
+            if p.eat_kw("FROM") || p.eat_kw("IN") {
+                Ok(Some(p.ident()?))
+            } else {
+                Ok(None)
+            }
+        };
+        let kind = if self.eat_kw("TABLES") {
+            ShowKind::Tables {
+                full,
+                db: from_db(self)?,
+            }
+        } else if self.eat_kw("COLUMNS") || self.eat_kw("FIELDS") {
+            if !self.eat_kw("FROM") {
+                self.expect_kw("IN")?;
+            }
+            let mut table = self.table_name()?;
+            if let Some(db) = from_db(self)? {
+                table.schema = Some(db);
+            }
+            ShowKind::Columns { table, full }
+        } else if self.eat_kw("INDEX") || self.eat_kw("INDEXES") || self.eat_kw("KEYS") {
+            if !self.eat_kw("FROM") {
+                self.expect_kw("IN")?;
+            }
+            let mut table = self.table_name()?;
+            if let Some(db) = from_db(self)? {
+                table.schema = Some(db);
+            }
+            ShowKind::Index(table)
+        } else if self.is_kw("CREATE") && self.is_kw_at(1, "TABLE") {
+            self.bump();
+            self.bump();
+            ShowKind::CreateTable(self.table_name()?)
+        } else if self.is_kw("CREATE")
+            && (self.is_kw_at(1, "DATABASE") || self.is_kw_at(1, "SCHEMA"))
+        {
+            self.bump();
+            self.bump();
+            self.if_not_exists()?;
+            ShowKind::CreateDatabase(self.ident()?)
+        } else if self.is_kw("TABLE") && self.is_kw_at(1, "STATUS") {
+            self.bump();
+            self.bump();
+            ShowKind::TableStatus(from_db(self)?)
+        } else if self.is_kw("ENGINE") {
+            self.bump();
+            self.word(true)?;
+            self.expect_kw("STATUS")?;
+            ShowKind::EngineStatus
+        } else if self.eat_kw("VARIABLES") {
             ShowKind::Variables
         } else if self.eat_kw("STATUS") {
             ShowKind::Status

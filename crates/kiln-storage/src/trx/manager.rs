@@ -232,7 +232,10 @@ impl TrxEngine {
                     // the second goes without (Skip), which blocks nothing there.
                     let value = match rec.kind {
                         undo::Kind::SecUpdate => Some(rec.before.clone()),
-                        _ => te.tree(rec.space, rec.index)?.get(&rec.key)?,
+                        _ => match te.tree_if_exists(rec.space, rec.index)? {
+                            Some(t) => t.get(&rec.key)?,
+                            None => None,
+                        },
                     };
                     if let Some(vk) = value
                         .and_then(|v| super::table::value_lock(rec.space, rec.index, &rec.key, &v))
@@ -299,6 +302,20 @@ impl TrxEngine {
         self.trees
             .write()
             .insert((tree.space_id(), tree.index_id()), tree);
+    }
+
+    /// Forgets the trees of a tablespace that is being dropped (DROP TABLE).
+    pub fn forget_space(&self, space: u32) {
+        self.trees.write().retain(|(sp, _), _| *sp != space);
+    }
+
+    /// The tree (space, index), or None if its tablespace has been dropped: undo of a
+    /// dropped table has nothing left to purge or roll back.
+    pub(crate) fn tree_if_exists(&self, space: u32, index: u64) -> TrxResult<Option<Arc<BTree>>> {
+        if space != 0 && self.engine.space(space).is_none() {
+            return Ok(None);
+        }
+        self.tree(space, index).map(Some)
     }
 
     pub(crate) fn tree(&self, space: u32, index: u64) -> TrxResult<Arc<BTree>> {
@@ -449,8 +466,9 @@ impl TrxEngine {
     fn purge_trx(&self, trx: u64) -> TrxResult<()> {
         let rseg = self.rseg(trx);
         for (no, rec) in self.undo_records(trx)? {
-            if rec.kind == undo::Kind::DeleteMark {
-                let tree = self.tree(rec.space, rec.index)?;
+            if rec.kind == undo::Kind::DeleteMark
+                && let Some(tree) = self.tree_if_exists(rec.space, rec.index)?
+            {
                 // The entry's gap merges into the next one's: its gap locks go there
                 // first, so no insert slips into the merged gap.
                 self.inherit_gap_to_next(&tree, &rec.key)?;
@@ -462,10 +480,11 @@ impl TrxEngine {
                     })
                 })?;
             }
-            if rec.kind == undo::Kind::SecUpdate {
+            if rec.kind == undo::Kind::SecUpdate
+                && let Some(tree) = self.tree_if_exists(rec.space, rec.index)?
+            {
                 // A secondary entry this transaction delete-marked goes, unless a
                 // later transaction changed it since; its gap locks go to the next.
-                let tree = self.tree(rec.space, rec.index)?;
                 if tree
                     .get(&rec.key)?
                     .is_some_and(|v| super::table::sec_marked_by(&v, trx))

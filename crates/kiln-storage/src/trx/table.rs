@@ -140,6 +140,27 @@ fn prefix_range(index_key: &[u8]) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
     (Bound::Included(index_key.to_vec()), Bound::Unbounded)
 }
 
+/// Bounds on index keys → bounds on entry keys (index key ‖ primary key). None: the
+/// range is empty.
+#[allow(clippy::type_complexity)]
+fn entry_bounds(from: Bound<&[u8]>, to: Bound<&[u8]>) -> Option<(Bound<Vec<u8>>, Bound<Vec<u8>>)> {
+    let lo: Bound<Vec<u8>> = match from {
+        Bound::Included(k) => Bound::Included(k.to_vec()),
+        Bound::Excluded(k) => match prefix_range(k).1 {
+            Bound::Excluded(end) => Bound::Included(end),
+            // Nothing sorts after every key with this prefix.
+            _ => return None,
+        },
+        Bound::Unbounded => Bound::Unbounded,
+    };
+    let hi: Bound<Vec<u8>> = match to {
+        Bound::Included(k) => prefix_range(k).1,
+        Bound::Excluded(k) => Bound::Excluded(k.to_vec()),
+        Bound::Unbounded => Bound::Unbounded,
+    };
+    Some((lo, hi))
+}
+
 fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
     match b {
         Bound::Included(v) => Bound::Included(v),
@@ -232,6 +253,49 @@ impl Trx {
         Ok(out)
     }
 
+    /// A consistent read through secondary index `index` of the rows whose index key
+    /// is in [from, to] (bounds on index keys, prefixes allowed), in index order
+    /// (descending if asked): (primary key, row) as this transaction's view sees them.
+    pub fn table_scan_secondary(
+        &mut self,
+        t: &Table,
+        index: usize,
+        from: Bound<&[u8]>,
+        to: Bound<&[u8]>,
+        descending: bool,
+        limit: usize,
+    ) -> TrxResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        let s = t
+            .secondaries
+            .get(index)
+            .ok_or_else(|| TrxError::Corrupt(format!("no secondary index {index}")))?;
+        let (lo, hi) = match entry_bounds(from, to) {
+            Some(b) => b,
+            None => return Ok(Vec::new()),
+        };
+        self.prepare_view();
+        let mut out = Vec::new();
+        for r in s.tree.range(as_ref(&lo), as_ref(&hi), descending) {
+            let (k, v) = r?;
+            let pk = sec_pk(&k, &v)?;
+            let index_key = &k[..k.len() - pk.len()];
+            let Some(cv) = t.clustered.get(pk)? else {
+                continue;
+            };
+            // The version this view sees must still carry this entry's key (a
+            // delete-marked entry may belong to an older or newer version).
+            if let Some(row) = self.visible(&t.clustered, pk, &cv)?
+                && (s.key_of)(&row).bytes == index_key
+            {
+                out.push((pk.to_vec(), row));
+                if out.len() >= limit {
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// A locking read through secondary index `index` (SELECT ... FOR SHARE / FOR
     /// UPDATE WHERE on the index, and the rows an UPDATE or DELETE by it visits): the
     /// rows whose index key is in [from, to] (bounds on index keys), locked in the
@@ -250,20 +314,8 @@ impl Trx {
             .secondaries
             .get(index)
             .ok_or_else(|| TrxError::Corrupt(format!("no secondary index {index}")))?;
-        // Bounds on index keys → bounds on entry keys (index key ‖ primary key).
-        let lo: Bound<Vec<u8>> = match from {
-            Bound::Included(k) => Bound::Included(k.to_vec()),
-            Bound::Excluded(k) => match prefix_range(k).1 {
-                Bound::Excluded(end) => Bound::Included(end),
-                // Nothing sorts after every key with this prefix.
-                _ => return Ok(Vec::new()),
-            },
-            Bound::Unbounded => Bound::Unbounded,
-        };
-        let hi: Bound<Vec<u8>> = match to {
-            Bound::Included(k) => prefix_range(k).1,
-            Bound::Excluded(k) => Bound::Excluded(k.to_vec()),
-            Bound::Unbounded => Bound::Unbounded,
+        let Some((lo, hi)) = entry_bounds(from, to) else {
+            return Ok(Vec::new());
         };
         let entries = self.lock_range(&s.tree, as_ref(&lo), as_ref(&hi), false, mode, wait)?;
         let mut out = Vec::new();

@@ -151,7 +151,9 @@ pub struct Trx {
 /// Undoes one change of transaction `trx` (rollback, recovery). Idempotent: the entry
 /// is touched only if it still carries this change.
 pub(crate) fn undo_one(te: &TrxEngine, trx: u64, no: u64, rec: &UndoRec) -> TrxResult<()> {
-    let tree = te.tree(rec.space, rec.index)?;
+    let Some(tree) = te.tree_if_exists(rec.space, rec.index)? else {
+        return Ok(()); // the table has been dropped since
+    };
     let carries = |v: &[u8], insert: bool| {
         row::decode_clustered(v)
             .is_some_and(|e| e.trx_id == trx && undo::parse_roll_ptr(e.roll_ptr) == (no, insert))
@@ -391,7 +393,8 @@ impl Trx {
         ))
     }
 
-    pub(super) fn wait(&self) -> Wait {
+    /// How this transaction waits for a lock (its lock wait timeout).
+    pub fn wait(&self) -> Wait {
         Wait::Block(
             self.opts
                 .lock_wait_timeout
@@ -763,6 +766,12 @@ impl Trx {
                 Err(e)
             }
         }
+    }
+
+    /// Whether the transaction has ended (committed, or rolled back — by a deadlock,
+    /// or a lock wait timeout with innodb_rollback_on_timeout).
+    pub fn is_done(&self) -> bool {
+        self.done
     }
 
     /// A savepoint: `rollback_to` it undoes what came after (statement rollback,

@@ -1,0 +1,226 @@
+//! An open table: its definition, its trees in the engine (with the functions that
+//! compute secondary keys from rows), the auto-increment counter, a row-count
+//! estimate, and the release of its tablespace once dropped and no longer used.
+
+use std::ops::Bound;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+
+use kiln_common::Result;
+use kiln_storage::engine::Engine;
+use kiln_storage::row::{RowIds, decode_clustered};
+use kiln_storage::trx::{SecKey, Secondary, Table, TrxEngine};
+use parking_lot::Mutex;
+
+use super::{ColumnDefault, IndexDef, IndexKindDef, TableDef, storage_error};
+use crate::collate::Coll;
+use crate::rowfmt::{self, Stored};
+use crate::value::Value;
+
+/// What computing a key from a stored row needs.
+pub struct RowShape {
+    pub stored: Vec<Stored>,
+    pub colls: Vec<Coll>,
+    /// Values of columns a row written before ADD COLUMN lacks.
+    pub missing: Vec<Value>,
+}
+
+impl RowShape {
+    pub fn decode(&self, row: &[u8]) -> Vec<Value> {
+        rowfmt::decode_row(&self.stored, row, &|i| self.missing[i].clone())
+            .unwrap_or_else(|_| vec![Value::Null; self.stored.len()])
+    }
+
+    pub fn decode_into(&self, row: &[u8], out: &mut Vec<Value>) -> Result<()> {
+        rowfmt::decode_row_into(&self.stored, row, &|i| self.missing[i].clone(), out)
+            .map_err(|e| storage_error(format!("damaged row: {}", e.0)))
+    }
+}
+
+pub struct TableHandle {
+    pub def: TableDef,
+    pub storage: Table,
+    pub shape: Arc<RowShape>,
+    /// For def.indexes[i]: its position in storage.secondaries (None: the clustered
+    /// index, or a FULLTEXT index, which has no tree).
+    pub sec_pos: Vec<Option<usize>>,
+    row_ids: Option<RowIds>,
+    auto_col: Option<usize>,
+    auto_next: AtomicU64,
+    /// Rows, roughly (inserts minus deletes since open, plus the count at open).
+    pub rows_estimate: AtomicI64,
+    /// Set by DROP: the tablespace goes when the last user lets go of the handle.
+    release: Mutex<Option<(Arc<Engine>, Arc<TrxEngine>)>>,
+}
+
+impl TableHandle {
+    /// Opens the trees of `def`. `persisted_auto_inc` is the counter the dictionary
+    /// kept (0: none); the next value is the largest of it, the column's largest value
+    /// + 1, and the table's AUTO_INCREMENT option.
+    pub fn open(
+        engine: &Arc<Engine>,
+        te: &Arc<TrxEngine>,
+        def: TableDef,
+        persisted_auto_inc: u64,
+    ) -> Result<TableHandle> {
+        let space = engine.space(def.space_id).ok_or_else(|| {
+            storage_error(format!(
+                "tablespace {} of table {}.{} is missing",
+                def.space_id, def.schema, def.name
+            ))
+        })?;
+        let open = |ix: &IndexDef| -> Result<Arc<kiln_storage::btree::BTree>> {
+            let t = engine
+                .open_tree(&space, ix.id)
+                .map_err(storage_error)?
+                .ok_or_else(|| {
+                    storage_error(format!(
+                        "index {} of {}.{} is missing",
+                        ix.name, def.schema, def.name
+                    ))
+                })?;
+            let t = Arc::new(t);
+            te.register_tree(t.clone());
+            Ok(t)
+        };
+        let colls: Vec<Coll> = def
+            .columns
+            .iter()
+            .map(|c| c.ty.collation().map_or(Coll::BINARY, Coll::of))
+            .collect();
+        let missing: Vec<Value> = def
+            .columns
+            .iter()
+            .map(|c| match &c.default {
+                Some(ColumnDefault::Value(v)) => v.clone(),
+                _ => Value::Null,
+            })
+            .collect();
+        let shape = Arc::new(RowShape {
+            stored: def.columns.iter().map(|c| rowfmt::stored(&c.ty)).collect(),
+            colls,
+            missing,
+        });
+        let clustered = open(&def.indexes[0])?;
+        let mut secondaries = Vec::new();
+        let mut sec_pos = vec![None];
+        for ix in &def.indexes[1..] {
+            if ix.kind == IndexKindDef::Fulltext {
+                sec_pos.push(None);
+                continue;
+            }
+            sec_pos.push(Some(secondaries.len()));
+            let tree = open(ix)?;
+            let shape2 = shape.clone();
+            let columns = def.columns.clone();
+            let ixdef = ix.clone();
+            secondaries.push(Secondary {
+                tree,
+                unique: ix.is_unique(),
+                key_of: Arc::new(move |row: &[u8]| {
+                    let values = shape2.decode(row);
+                    let has_null = ixdef.parts.iter().any(|p| values[p.column].is_null());
+                    SecKey {
+                        bytes: rowfmt::index_key(&columns, &shape2.colls, &ixdef, &values),
+                        has_null,
+                    }
+                }),
+            });
+        }
+        let row_ids = if def.indexes[0].kind == IndexKindDef::RowId {
+            Some(RowIds::open(&clustered).map_err(storage_error)?)
+        } else {
+            None
+        };
+        let auto_col = def.auto_increment_column();
+        let h = TableHandle {
+            storage: Table {
+                clustered,
+                secondaries,
+            },
+            shape,
+            sec_pos,
+            row_ids,
+            auto_col,
+            auto_next: AtomicU64::new(1),
+            rows_estimate: AtomicI64::new(0),
+            release: Mutex::new(None),
+            def,
+        };
+        if let Some(col) = auto_col {
+            let max = h.max_value_of(col)?;
+            let next = persisted_auto_inc
+                .max(max.saturating_add(1))
+                .max(h.def.auto_increment_start)
+                .max(1);
+            h.auto_next.store(next, Ordering::Relaxed);
+        }
+        Ok(h)
+    }
+
+    /// The largest value of integer column `col` in the tree (latest versions).
+    fn max_value_of(&self, col: usize) -> Result<u64> {
+        let first_pk = self.def.indexes[0].parts.first().map(|p| p.column);
+        let as_u64 = |v: &Value| match v {
+            Value::UInt(u) => *u,
+            other => other.to_i64().unwrap_or(0).max(0) as u64,
+        };
+        let mut max = 0u64;
+        let descending = first_pk == Some(col);
+        for r in self
+            .storage
+            .clustered
+            .range(Bound::Unbounded, Bound::Unbounded, descending)
+        {
+            let (_, v) = r.map_err(storage_error)?;
+            let Some(e) = decode_clustered(&v) else {
+                continue;
+            };
+            let values = self.shape.decode(e.row);
+            max = max.max(as_u64(&values[col]));
+            if descending {
+                break;
+            }
+        }
+        Ok(max)
+    }
+
+    pub fn auto_increment_column(&self) -> Option<usize> {
+        self.auto_col
+    }
+
+    /// Hands out `n` consecutive auto-increment values; returns the first.
+    pub fn auto_inc_take(&self, n: u64) -> u64 {
+        self.auto_next.fetch_add(n, Ordering::Relaxed)
+    }
+
+    /// The next value that would be handed out.
+    pub fn auto_inc_peek(&self) -> u64 {
+        self.auto_next.load(Ordering::Relaxed)
+    }
+
+    /// An explicit value `v` was inserted: later automatic values go above it.
+    pub fn auto_inc_at_least(&self, next: u64) {
+        self.auto_next.fetch_max(next, Ordering::Relaxed);
+    }
+
+    /// The next hidden row id (tables without a primary key).
+    pub fn next_row_id(&self) -> Option<[u8; kiln_storage::row::ROW_ID_LEN]> {
+        self.row_ids.as_ref().map(|r| r.next_key())
+    }
+
+    /// Marks the tablespace for removal once the last user drops the handle.
+    pub fn release_space(&self, engine: &Arc<Engine>, te: &Arc<TrxEngine>) {
+        *self.release.lock() = Some((engine.clone(), te.clone()));
+    }
+}
+
+impl Drop for TableHandle {
+    fn drop(&mut self) {
+        if let Some((engine, te)) = self.release.lock().take() {
+            te.forget_space(self.def.space_id);
+            // A failure leaves an orphan the next start removes.
+            let _ = engine.drop_space(self.def.space_id);
+        }
+    }
+}

@@ -1,0 +1,560 @@
+//! Access paths: which index a single-table condition can use and which key ranges
+//! to read, and reading the rows of a table through one (consistent or locking).
+//!
+//! Planning looks at the WHERE conjuncts bound to the table's slots. For each index it
+//! finds an equality prefix (`c = const`, `c IN (consts)`) and then a range on the next
+//! column (`<`, `<=`, `>`, `>=`, BETWEEN, or an OR of those on one column). Preference:
+//! a unique index with every part equal (point reads; the primary key first), then the
+//! most equal parts, then a range, the clustered index before a secondary one; else a
+//! full scan. The conjuncts are always re-checked on the rows read, so a key range
+//! only has to include every matching row, never to exclude all others.
+
+use std::ops::Bound;
+
+use kiln_common::Result;
+use kiln_common::key::KeyWriter;
+use kiln_storage::trx::{Mode, ReadMode, Trx, Wait};
+
+use super::bind::is_constant;
+use crate::ast::{BinaryOp, Expr};
+use crate::dict::{IndexKindDef, TableHandle, storage_error};
+use crate::eval::{Env, compare, eval};
+use crate::rowfmt;
+use crate::types::{StoreMode, store};
+use crate::value::Value;
+
+/// Key ranges from one statement (IN lists × OR ranges), at most.
+pub const RANGES_MAX: usize = 10_000;
+
+/// A key range: bounds on encoded index keys (prefixes allowed).
+pub type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+/// A range of column values.
+type ValueRange = (Bound<Value>, Bound<Value>);
+/// Receives each row read: (primary key, row); returns false to stop.
+pub type RowSink<'a> = dyn FnMut(&[u8], Vec<Value>) -> Result<bool> + 'a;
+/// Decodes one stored row and hands it to a sink.
+type Decoder<'a> = dyn FnMut(&[u8], &[u8], &mut RowSink<'_>) -> Result<bool> + 'a;
+/// The chosen index: (score, index, equal values per part, range on the next part).
+type Candidate = (u32, usize, Vec<Vec<Value>>, Option<Vec<ValueRange>>);
+
+#[derive(Debug, Clone)]
+pub enum Access {
+    Full,
+    Index {
+        /// Position in `def.indexes` (0: clustered).
+        index: usize,
+        ranges: Vec<KeyRange>,
+        /// Every range is one full key of a unique index.
+        point: bool,
+    },
+    /// The condition cannot be true (`c IN ()` after NULLs dropped, etc.).
+    Empty,
+}
+
+/// A column constraint found in the conjuncts.
+enum Constraint {
+    Eq(Vec<Value>),
+    Range(Vec<ValueRange>),
+}
+
+fn slot_of(e: &Expr) -> Option<usize> {
+    match e {
+        Expr::Slot(i) => Some(*i),
+        _ => None,
+    }
+}
+
+/// The column's value for `v`, if converting is lossless (the key then orders it as
+/// the comparison would).
+fn key_value(t: &TableHandle, col: usize, v: &Value) -> Option<Value> {
+    if v.is_null() {
+        return None;
+    }
+    let c = &t.def.columns[col];
+    let mut warnings = Vec::new();
+    let mode = StoreMode {
+        strict: false,
+        row: 1,
+    };
+    let converted = store(&c.ty, &c.name, v, mode, &mut warnings).ok()?;
+    if !warnings.is_empty() {
+        return None;
+    }
+    // Numbers against text columns compare numerically in MySQL: no key use.
+    if c.ty.collation().is_some() && !matches!(v, Value::Str(_)) {
+        return None;
+    }
+    if c.ty.is_integer() || matches!(c.ty, crate::types::SqlType::Decimal { .. }) {
+        if compare(&converted, v) != Some(std::cmp::Ordering::Equal) {
+            return None;
+        }
+        if matches!(v, Value::Str(_) | Value::Bytes(_)) {
+            return None;
+        }
+    }
+    Some(converted)
+}
+
+fn constraints_for(
+    t: &TableHandle,
+    col: usize,
+    conj: &[&Expr],
+    env: &mut dyn Env,
+) -> Result<Option<Constraint>> {
+    let mut lo: Bound<Value> = Bound::Unbounded;
+    let mut hi: Bound<Value> = Bound::Unbounded;
+    let mut any_range = false;
+    for e in conj {
+        match e {
+            Expr::Binary {
+                op: BinaryOp::Or, ..
+            } => {
+                if let Some(r) = or_ranges(t, col, e, env)? {
+                    return Ok(Some(Constraint::Range(r)));
+                }
+            }
+            Expr::Binary { op, left, right } => {
+                let (op, other) = if slot_of(left) == Some(col) && is_constant(right) {
+                    (*op, right)
+                } else if slot_of(right) == Some(col) && is_constant(left) {
+                    let flipped = match op {
+                        BinaryOp::Lt => BinaryOp::Gt,
+                        BinaryOp::Le => BinaryOp::Ge,
+                        BinaryOp::Gt => BinaryOp::Lt,
+                        BinaryOp::Ge => BinaryOp::Le,
+                        o => *o,
+                    };
+                    (flipped, left)
+                } else {
+                    continue;
+                };
+                let v = eval(other, env)?;
+                let Some(k) = key_value(t, col, &v) else {
+                    continue;
+                };
+                match op {
+                    BinaryOp::Eq | BinaryOp::NullSafeEq => {
+                        return Ok(Some(Constraint::Eq(vec![k])));
+                    }
+                    BinaryOp::Gt => {
+                        lo = Bound::Excluded(k);
+                        any_range = true;
+                    }
+                    BinaryOp::Ge => {
+                        lo = Bound::Included(k);
+                        any_range = true;
+                    }
+                    BinaryOp::Lt => {
+                        hi = Bound::Excluded(k);
+                        any_range = true;
+                    }
+                    BinaryOp::Le => {
+                        hi = Bound::Included(k);
+                        any_range = true;
+                    }
+                    _ => {}
+                }
+            }
+            Expr::InList {
+                expr,
+                list,
+                negated: false,
+            } if slot_of(expr) == Some(col) && list.iter().all(is_constant) => {
+                let mut vals = Vec::with_capacity(list.len());
+                for x in list {
+                    let v = eval(x, env)?;
+                    if v.is_null() {
+                        continue;
+                    }
+                    match key_value(t, col, &v) {
+                        Some(k) => vals.push(k),
+                        None => {
+                            vals.clear();
+                            break;
+                        }
+                    }
+                }
+                if !vals.is_empty() && vals.len() <= RANGES_MAX {
+                    return Ok(Some(Constraint::Eq(vals)));
+                }
+            }
+            Expr::Between {
+                expr,
+                low,
+                high,
+                negated: false,
+            } if slot_of(expr) == Some(col) && is_constant(low) && is_constant(high) => {
+                let (a, b) = (eval(low, env)?, eval(high, env)?);
+                if let (Some(a), Some(b)) = (key_value(t, col, &a), key_value(t, col, &b)) {
+                    lo = Bound::Included(a);
+                    hi = Bound::Included(b);
+                    any_range = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(any_range.then_some(Constraint::Range(vec![(lo, hi)])))
+}
+
+/// `c BETWEEN a AND b OR c BETWEEN x AND y OR c = z ...` on one column → ranges.
+fn or_ranges(
+    t: &TableHandle,
+    col: usize,
+    e: &Expr,
+    env: &mut dyn Env,
+) -> Result<Option<Vec<ValueRange>>> {
+    let mut terms = Vec::new();
+    fn walk<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+        match e {
+            Expr::Binary {
+                op: BinaryOp::Or,
+                left,
+                right,
+            } => {
+                walk(left, out);
+                walk(right, out);
+            }
+            x => out.push(x),
+        }
+    }
+    walk(e, &mut terms);
+    if terms.len() > RANGES_MAX {
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    for term in terms {
+        match constraints_for(t, col, &[term], env)? {
+            Some(Constraint::Eq(vals)) => out.extend(
+                vals.into_iter()
+                    .map(|v| (Bound::Included(v.clone()), Bound::Included(v))),
+            ),
+            Some(Constraint::Range(r)) => out.extend(r),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(out))
+}
+
+/// The smallest key greater than every key that starts with `k` (None: no such key).
+pub fn prefix_successor(k: &[u8]) -> Option<Vec<u8>> {
+    let mut end = k.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xFF {
+            end.push(last + 1);
+            return Some(end);
+        }
+    }
+    None
+}
+
+fn encode_part(t: &TableHandle, index: usize, part: usize, v: &Value, kw: &mut KeyWriter) {
+    let ix = &t.def.indexes[index];
+    let p = &ix.parts[part];
+    rowfmt::key_part(
+        kw,
+        &t.def.columns[p.column],
+        t.shape.colls[p.column],
+        v,
+        p.prefix_chars,
+        p.desc,
+    );
+}
+
+/// Chooses the access path for `conj` (conjuncts bound to this table's slots, slot =
+/// column number).
+pub fn plan(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result<Access> {
+    // (score, index, eq values per part, range)
+    let mut best: Option<Candidate> = None;
+    for (i, ix) in t.def.indexes.iter().enumerate() {
+        if ix.invisible || ix.kind == IndexKindDef::Fulltext || ix.kind == IndexKindDef::RowId {
+            continue;
+        }
+        let mut eqs: Vec<Vec<Value>> = Vec::new();
+        let mut range = None;
+        for p in &ix.parts {
+            match constraints_for(t, p.column, conj, env)? {
+                Some(Constraint::Eq(v)) => eqs.push(v),
+                Some(Constraint::Range(r)) if !p.desc => {
+                    range = Some(r);
+                    break;
+                }
+                _ => break,
+            }
+        }
+        if eqs.is_empty() && range.is_none() {
+            continue;
+        }
+        let full_eq = eqs.len() == ix.parts.len() && ix.is_unique();
+        let score = if full_eq {
+            1000 + u32::from(i == 0) * 10
+        } else {
+            eqs.len() as u32 * 20 + u32::from(range.is_some()) * 5 + u32::from(i == 0) * 3
+        };
+        if best.as_ref().is_none_or(|b| score > b.0) {
+            best = Some((score, i, eqs, range));
+        }
+    }
+    let Some((_, index, eqs, range)) = best else {
+        return Ok(Access::Full);
+    };
+    let ix = &t.def.indexes[index];
+    let point = eqs.len() == ix.parts.len()
+        && ix.is_unique()
+        && ix.parts.iter().all(|p| p.prefix_chars.is_none());
+    // Cartesian product of the equality lists (bounded).
+    let mut prefixes: Vec<KeyWriter> = vec![KeyWriter::new()];
+    for (part, vals) in eqs.iter().enumerate() {
+        if prefixes.len().saturating_mul(vals.len()) > RANGES_MAX {
+            break;
+        }
+        let mut next = Vec::with_capacity(prefixes.len() * vals.len());
+        for p in &prefixes {
+            for v in vals {
+                let mut kw = p.clone();
+                encode_part(t, index, part, v, &mut kw);
+                next.push(kw);
+            }
+        }
+        prefixes = next;
+    }
+    let prefixes: Vec<Vec<u8>> = prefixes.into_iter().map(KeyWriter::finish).collect();
+    let mut ranges: Vec<KeyRange> = Vec::new();
+    let range_part = eqs.len();
+    for prefix in &prefixes {
+        match &range {
+            Some(rs) if range_part < ix.parts.len() => {
+                for (lo, hi) in rs {
+                    let enc = |v: &Value| {
+                        let mut kw = KeyWriter::new();
+                        encode_part(t, index, range_part, v, &mut kw);
+                        let mut k = prefix.clone();
+                        k.extend_from_slice(&kw.finish());
+                        k
+                    };
+                    let lo_b = match lo {
+                        Bound::Included(v) => Bound::Included(enc(v)),
+                        Bound::Excluded(v) => match prefix_successor(&enc(v)) {
+                            Some(s) => Bound::Included(s),
+                            None => continue,
+                        },
+                        // Skip NULLs (they sort first and never satisfy a range).
+                        Bound::Unbounded if t.def.columns[ix.parts[range_part].column].nullable => {
+                            let mut k = prefix.clone();
+                            k.push(0x01);
+                            Bound::Included(k)
+                        }
+                        Bound::Unbounded => Bound::Included(prefix.clone()),
+                    };
+                    let hi_b = match hi {
+                        Bound::Included(v) => match prefix_successor(&enc(v)) {
+                            Some(s) => Bound::Excluded(s),
+                            None => Bound::Unbounded,
+                        },
+                        Bound::Excluded(v) => Bound::Excluded(enc(v)),
+                        Bound::Unbounded => match prefix_successor(prefix) {
+                            Some(s) => Bound::Excluded(s),
+                            None => Bound::Unbounded,
+                        },
+                    };
+                    ranges.push((lo_b, hi_b));
+                }
+            }
+            _ => {
+                let hi = match prefix_successor(prefix) {
+                    Some(s) => Bound::Excluded(s),
+                    None => Bound::Unbounded,
+                };
+                ranges.push((Bound::Included(prefix.clone()), hi));
+            }
+        }
+    }
+    if ranges.is_empty() {
+        return Ok(Access::Empty);
+    }
+    ranges.sort_by(|a, b| bound_cmp(&a.0, &b.0));
+    Ok(Access::Index {
+        index,
+        ranges,
+        point,
+    })
+}
+
+fn bound_cmp(a: &Bound<Vec<u8>>, b: &Bound<Vec<u8>>) -> std::cmp::Ordering {
+    match (a, b) {
+        (Bound::Unbounded, Bound::Unbounded) => std::cmp::Ordering::Equal,
+        (Bound::Unbounded, _) => std::cmp::Ordering::Less,
+        (_, Bound::Unbounded) => std::cmp::Ordering::Greater,
+        (Bound::Included(x) | Bound::Excluded(x), Bound::Included(y) | Bound::Excluded(y)) => {
+            x.cmp(y)
+        }
+    }
+}
+
+fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    match b {
+        Bound::Included(v) => Bound::Included(v),
+        Bound::Excluded(v) => Bound::Excluded(v),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
+
+/// How rows are read: a consistent read, or locked (S or X) as a locking read does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lock {
+    None,
+    Shared(LockWait),
+    Exclusive(LockWait),
+}
+
+/// How a locking read waits: the transaction's lock wait timeout, NOWAIT, SKIP LOCKED.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockWait {
+    Default,
+    NoWait,
+    Skip,
+}
+
+/// Reads the rows `access` selects, in index order (descending if asked), calling
+/// `f(primary key, row)` until it returns false. `limit` bounds the rows read when the
+/// caller knows it needs no more.
+pub fn fetch(
+    trx: &mut Trx,
+    t: &TableHandle,
+    access: &Access,
+    lock: Lock,
+    descending: bool,
+    f: &mut RowSink<'_>,
+) -> Result<()> {
+    let mut decode = |pk: &[u8], row: &[u8], f: &mut RowSink<'_>| {
+        let mut values = Vec::with_capacity(t.def.columns.len());
+        t.shape.decode_into(row, &mut values)?;
+        f(pk, values)
+    };
+    let wait = |w: LockWait| match w {
+        LockWait::Default => trx.wait(),
+        LockWait::NoWait => Wait::NoWait,
+        LockWait::Skip => Wait::Skip,
+    };
+    let mode = match lock {
+        Lock::None => None,
+        Lock::Shared(w) => Some((Mode::S, wait(w))),
+        Lock::Exclusive(w) => Some((Mode::X, wait(w))),
+    };
+    match access {
+        Access::Empty => Ok(()),
+        Access::Full => {
+            let ranges = [(Bound::Unbounded, Bound::Unbounded)];
+            read_clustered(trx, t, &ranges, false, mode, descending, &mut decode, f)
+        }
+        Access::Index {
+            index: 0,
+            ranges,
+            point,
+        } => read_clustered(trx, t, ranges, *point, mode, descending, &mut decode, f),
+        Access::Index { index, ranges, .. } => {
+            let pos = t.sec_pos[*index].expect("a secondary index with a tree");
+            let mut ordered: Vec<&KeyRange> = ranges.iter().collect();
+            if descending {
+                ordered.reverse();
+            }
+            for (lo, hi) in ordered {
+                let rows = match mode {
+                    None => trx.table_scan_secondary(
+                        &t.storage,
+                        pos,
+                        as_ref(lo),
+                        as_ref(hi),
+                        descending,
+                        usize::MAX,
+                    ),
+                    Some((m, w)) => {
+                        let mut r =
+                            trx.table_lookup_locking(&t.storage, pos, as_ref(lo), as_ref(hi), m, w);
+                        if descending && let Ok(v) = &mut r {
+                            v.reverse();
+                        }
+                        r
+                    }
+                }
+                .map_err(trx_error)?;
+                for (pk, row) in rows {
+                    if !decode(&pk, &row, f)? {
+                        return Ok(());
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_clustered(
+    trx: &mut Trx,
+    t: &TableHandle,
+    ranges: &[KeyRange],
+    point: bool,
+    mode: Option<(Mode, Wait)>,
+    descending: bool,
+    decode: &mut Decoder<'_>,
+    f: &mut RowSink<'_>,
+) -> Result<()> {
+    let tree = &t.storage.clustered;
+    let mut ordered: Vec<&KeyRange> = ranges.iter().collect();
+    if descending {
+        ordered.reverse();
+    }
+    for (lo, hi) in ordered {
+        if point && let Bound::Included(k) = lo {
+            let rm = match mode {
+                None => ReadMode::Consistent,
+                Some((Mode::S, w)) => ReadMode::Share(w),
+                Some((_, w)) => ReadMode::Update(w),
+            };
+            if let Some(row) = trx.read(tree, k, rm).map_err(trx_error)?
+                && !decode(k, &row, f)?
+            {
+                return Ok(());
+            }
+            continue;
+        }
+        match mode {
+            None => {
+                let mut it = trx.scan(tree, as_ref(lo), as_ref(hi), descending);
+                for r in &mut it {
+                    let (k, row) = r.map_err(trx_error)?;
+                    if !decode(&k, &row, f)? {
+                        return Ok(());
+                    }
+                }
+            }
+            Some((m, w)) => {
+                let rows = trx
+                    .scan_locking(tree, as_ref(lo), as_ref(hi), descending, m, w)
+                    .map_err(trx_error)?;
+                for (k, row) in rows {
+                    if !decode(&k, &row, f)? {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An engine error as the MySQL error a client sees.
+pub fn trx_error(e: kiln_storage::trx::TrxError) -> kiln_common::KilnError {
+    use kiln_common::{ErrorKind, KilnError};
+    use kiln_storage::trx::{LockError, TrxError};
+    match e {
+        TrxError::Lock(LockError::Deadlock) => ErrorKind::ER_LOCK_DEADLOCK.into(),
+        TrxError::Lock(LockError::Timeout) => ErrorKind::ER_LOCK_WAIT_TIMEOUT.into(),
+        TrxError::Lock(LockError::NoWait) => ErrorKind::ER_LOCK_NOWAIT.into(),
+        TrxError::ReadOnly => ErrorKind::ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION.into(),
+        TrxError::TooManyReaders => ErrorKind::ER_CON_COUNT_ERROR.into(),
+        TrxError::DuplicateKey => KilnError::new(ErrorKind::ER_DUP_ENTRY, &[&"?", &"?"]),
+        other => storage_error(format!("{other:?}")),
+    }
+}

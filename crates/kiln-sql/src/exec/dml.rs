@@ -1,0 +1,714 @@
+//! INSERT / REPLACE / INSERT ... ON DUPLICATE KEY UPDATE, UPDATE and DELETE on one
+//! table. Every statement runs between a savepoint and either its end or a rollback
+//! to the savepoint (a failed statement leaves no partial effects). Affected-row
+//! counts and info strings follow MySQL: INSERT multi-row "Records: N  Duplicates: D
+//! Warnings: W"; UPDATE "Rows matched: M  Changed: C  Warnings: W"; an ON DUPLICATE KEY
+//! UPDATE that changes a row counts 2, one that leaves it unchanged 0 (1 with
+//! CLIENT_FOUND_ROWS); REPLACE counts the deleted rows too.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use kiln_common::{ErrorKind, KilnError, Result};
+use kiln_storage::trx::{Mode, ReadMode, Trx, TrxError};
+
+use super::RowEnv;
+use super::access::{Lock, trx_error};
+use super::bind::{Scope, ScopeColumn, bind};
+use super::select::{read_table, resolve_table, run_subqueries};
+use crate::ast::*;
+use crate::dict::{ColumnDefault, IndexKindDef, TableHandle};
+use crate::eval::{Env, Level, compare, eval};
+use crate::result::Outcome;
+use crate::rowfmt;
+use crate::session::Session;
+use crate::types::{StoreMode, store};
+use crate::value::Value;
+
+fn scope_of(h: &TableHandle, alias: &str) -> Scope {
+    Scope {
+        columns: h
+            .def
+            .columns
+            .iter()
+            .map(|c| ScopeColumn {
+                table: alias.to_string(),
+                name: c.name.clone(),
+                hidden: c.invisible,
+            })
+            .collect(),
+    }
+}
+
+/// The implicit default of a NOT NULL column without DEFAULT (non-strict mode).
+fn implicit_default(h: &TableHandle, col: usize) -> Value {
+    use crate::types::SqlType as T;
+    match &h.def.columns[col].ty {
+        T::Int { .. } | T::Year => Value::Int(0),
+        T::Float { .. } | T::Double { .. } => Value::Double(0.0),
+        T::Decimal { .. } => Value::Decimal("0".into()),
+        T::Date => Value::Str("0000-00-00".into()),
+        T::DateTime(_) | T::Timestamp(_) => Value::Str("0000-00-00 00:00:00".into()),
+        T::Time(_) => Value::Str("00:00:00".into()),
+        T::Enum { members, .. } => Value::Str(members.first().cloned().unwrap_or_default()),
+        T::Binary(_) | T::VarBinary(_) | T::Blob(_) | T::Bit(_) => Value::Bytes(Vec::new()),
+        _ => Value::Str(String::new()),
+    }
+}
+
+/// The DEFAULT of a column: its default value, NULL, or (none) error 1364 / warning.
+fn default_of(sess: &mut Session, h: &TableHandle, col: usize, strict: bool) -> Result<Value> {
+    let c = &h.def.columns[col];
+    match &c.default {
+        Some(ColumnDefault::Value(v)) => Ok(v.clone()),
+        Some(ColumnDefault::CurrentTimestamp) => Ok(sess.now_value(&c.ty)),
+        Some(ColumnDefault::Expr(text)) => {
+            let parsed = crate::parse::parse_one(&format!("SELECT {text}"), false)?;
+            match parsed.stmt {
+                Stmt::Select(s) if s.items.len() == 1 => eval(&s.items[0].expr, sess),
+                _ => Ok(Value::Null),
+            }
+        }
+        None if c.nullable || c.auto_increment => Ok(Value::Null),
+        None => {
+            if strict {
+                return Err(KilnError::new(
+                    ErrorKind::ER_NO_DEFAULT_FOR_FIELD,
+                    &[&c.name],
+                ));
+            }
+            let e = KilnError::new(ErrorKind::ER_NO_DEFAULT_FOR_FIELD, &[&c.name]);
+            sess.warn(Level::Warning, e.code, e.message);
+            Ok(implicit_default(h, col))
+        }
+    }
+}
+
+/// Converts a full row of values to the columns' types and checks NOT NULL.
+fn convert_row(
+    sess: &mut Session,
+    h: &TableHandle,
+    row: &mut [Value],
+    strict: bool,
+    row_no: u64,
+) -> Result<()> {
+    let mut warnings = Vec::new();
+    for (i, c) in h.def.columns.iter().enumerate() {
+        if row[i].is_null() {
+            if !c.nullable {
+                let e = KilnError::new(ErrorKind::ER_BAD_NULL_ERROR, &[&c.name]);
+                if strict {
+                    return Err(e);
+                }
+                let w = KilnError::new(ErrorKind::ER_WARN_NULL_TO_NOTNULL, &[&c.name, &row_no]);
+                sess.warn(Level::Warning, w.code, w.message);
+                row[i] = implicit_default(h, i);
+            }
+            continue;
+        }
+        row[i] = store(
+            &c.ty,
+            &c.name,
+            &row[i],
+            StoreMode {
+                strict,
+                row: row_no,
+            },
+            &mut warnings,
+        )?;
+    }
+    for w in warnings {
+        sess.warn(Level::Warning, w.code, w.message);
+    }
+    Ok(())
+}
+
+fn encode(h: &TableHandle, row: &[Value]) -> Vec<u8> {
+    let mut b = Vec::with_capacity(64);
+    rowfmt::encode_row(&h.shape.stored, row, &mut b);
+    b
+}
+
+fn primary_key(h: &TableHandle, row: &[Value]) -> Vec<u8> {
+    match h.def.indexes[0].kind {
+        IndexKindDef::RowId => h.next_row_id().expect("row-id table").to_vec(),
+        _ => rowfmt::index_key(&h.def.columns, &h.shape.colls, &h.def.indexes[0], row),
+    }
+}
+
+/// A conflicting row: (index position, its primary key, its values).
+type Conflict = (usize, Vec<u8>, Vec<Value>);
+
+/// The unique index a row conflicts with, and the conflicting row (locked X).
+fn find_conflict(
+    trx: &mut Trx,
+    h: &TableHandle,
+    row: &[Value],
+    pk: &[u8],
+) -> Result<Option<Conflict>> {
+    if h.def.indexes[0].kind == IndexKindDef::Primary
+        && let Some(existing) = trx
+            .read(&h.storage.clustered, pk, ReadMode::Update(trx.wait()))
+            .map_err(trx_error)?
+    {
+        return Ok(Some((0, pk.to_vec(), h.shape.decode(&existing))));
+    }
+    for (i, ix) in h.def.indexes.iter().enumerate().skip(1) {
+        let Some(pos) = h.sec_pos[i] else { continue };
+        if ix.kind != IndexKindDef::Unique || ix.parts.iter().any(|p| row[p.column].is_null()) {
+            continue;
+        }
+        let key = rowfmt::index_key(&h.def.columns, &h.shape.colls, ix, row);
+        let found = trx
+            .table_lookup_locking(
+                &h.storage,
+                pos,
+                Bound::Included(&key),
+                Bound::Included(&key),
+                Mode::X,
+                trx.wait(),
+            )
+            .map_err(trx_error)?;
+        if let Some((opk, orow)) = found.into_iter().find(|(opk, _)| opk != pk) {
+            return Ok(Some((i, opk, h.shape.decode(&orow))));
+        }
+    }
+    Ok(None)
+}
+
+/// MySQL's 1062 for a row that duplicates index `index`.
+fn duplicate_error(h: &TableHandle, index: usize, row: &[Value]) -> KilnError {
+    let ix = &h.def.indexes[index];
+    let val: Vec<String> = ix
+        .parts
+        .iter()
+        .map(|p| {
+            let s = row[p.column]
+                .to_string_lossy()
+                .unwrap_or_else(|| "NULL".into());
+            match p.prefix_chars {
+                Some(n) => s.chars().take(n as usize).collect(),
+                None => s,
+            }
+        })
+        .collect();
+    KilnError::new(
+        ErrorKind::ER_DUP_ENTRY,
+        &[&val.join("-"), &format!("{}.{}", h.def.name, ix.name)],
+    )
+}
+
+pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
+    let h = resolve_table(sess, &ins.table)?;
+    let ncol = h.def.columns.len();
+    let mut cols: Vec<usize> = Vec::new();
+    if ins.columns.is_empty() {
+        if !matches!(ins.source, InsertSource::Set(_)) {
+            cols = (0..ncol).filter(|&i| !h.def.columns[i].invisible).collect();
+        }
+    } else {
+        for c in &ins.columns {
+            let i = h.def.column_index(c).ok_or_else(|| {
+                KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&c, &"field list"])
+            })?;
+            if cols.contains(&i) {
+                return Err(KilnError::new(ErrorKind::ER_FIELD_SPECIFIED_TWICE, &[&c]));
+            }
+            cols.push(i);
+        }
+    }
+    // The rows, as expressions per column (None = DEFAULT).
+    let rows: Vec<Vec<Option<Value>>> = match &ins.source {
+        InsertSource::Values(rows) => {
+            let mut out = Vec::with_capacity(rows.len());
+            for (n, r) in rows.iter().enumerate() {
+                if r.len() != cols.len() && !(r.is_empty() && cols.is_empty()) {
+                    return Err(KilnError::new(
+                        ErrorKind::ER_WRONG_VALUE_COUNT_ON_ROW,
+                        &[&(n + 1)],
+                    ));
+                }
+                let mut vals = Vec::with_capacity(r.len());
+                for e in r {
+                    vals.push(match e {
+                        Some(e) => {
+                            let e = run_subqueries(sess, e)?;
+                            Some(eval(&e, sess)?)
+                        }
+                        None => None,
+                    });
+                }
+                out.push(vals);
+            }
+            out
+        }
+        InsertSource::Set(sets) => {
+            let mut vals = Vec::with_capacity(sets.len());
+            for (c, e) in sets {
+                let i = h.def.column_index(c).ok_or_else(|| {
+                    KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&c, &"field list"])
+                })?;
+                if cols.contains(&i) {
+                    return Err(KilnError::new(ErrorKind::ER_FIELD_SPECIFIED_TWICE, &[&c]));
+                }
+                cols.push(i);
+                vals.push(match e {
+                    Some(e) => Some(eval(e, sess)?),
+                    None => None,
+                });
+            }
+            vec![vals]
+        }
+        InsertSource::Select(sel) => {
+            let rows = super::select::run(sess, sel)?;
+            if rows.columns.len() != cols.len() {
+                return Err(KilnError::new(
+                    ErrorKind::ER_WRONG_VALUE_COUNT_ON_ROW,
+                    &[&1],
+                ));
+            }
+            rows.rows
+                .into_iter()
+                .map(|r| r.into_iter().map(Some).collect())
+                .collect()
+        }
+    };
+    let multi = rows.len() > 1 || matches!(ins.source, InsertSource::Select(_));
+    let strict = sess.strict_mode() && !ins.ignore;
+    let no_auto_on_zero = sess.sql_mode_has("NO_AUTO_VALUE_ON_ZERO");
+    let scope = scope_of(&h, &h.def.name);
+    let on_dup: Vec<(usize, Expr)> = ins
+        .on_duplicate
+        .iter()
+        .map(|(c, e)| {
+            let i = h.def.column_index(c).ok_or_else(|| {
+                KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&c, &"field list"])
+            })?;
+            Ok((
+                i,
+                bind_on_dup(e, &scope, ncol, ins.row_alias.as_deref(), &h.def.name)?,
+            ))
+        })
+        .collect::<Result<_>>()?;
+    let auto_col = h.auto_increment_column();
+    let found_rows = sess.client_found_rows;
+    sess.with_statement(|sess| {
+        sess.with_trx(|sess, trx| {
+            let (mut affected, mut dups) = (0u64, 0u64);
+            let mut first_auto: Option<u64> = None;
+            for (n, given) in rows.into_iter().enumerate() {
+                let row_no = n as u64 + 1;
+                let mut row: Vec<Value> = vec![Value::Null; ncol];
+                let mut set = vec![false; ncol];
+                for (k, &c) in cols.iter().enumerate() {
+                    match &given[k] {
+                        Some(v) => {
+                            row[c] = v.clone();
+                            set[c] = true;
+                        }
+                        None => {
+                            row[c] = default_of(sess, &h, c, strict)?;
+                            set[c] = true;
+                        }
+                    }
+                }
+                for c in 0..ncol {
+                    if !set[c] {
+                        row[c] = default_of(sess, &h, c, strict)?;
+                    }
+                }
+                if let Some(ac) = auto_col {
+                    let v = &row[ac];
+                    let zero = !no_auto_on_zero && v.to_i64() == Some(0) && !v.is_null();
+                    if v.is_null() || zero {
+                        let id = h.auto_inc_take(1);
+                        sess.persist_auto_inc(&h, id + 1)?;
+                        row[ac] = Value::UInt(id);
+                        first_auto.get_or_insert(id);
+                    }
+                }
+                convert_row(sess, &h, &mut row, strict, row_no)?;
+                if let Some(ac) = auto_col {
+                    let explicit = match &row[ac] {
+                        Value::UInt(u) => *u,
+                        other => other.to_i64().unwrap_or(0).max(0) as u64,
+                    };
+                    if explicit >= h.auto_inc_peek() {
+                        h.auto_inc_at_least(explicit.saturating_add(1));
+                        sess.persist_auto_inc(&h, explicit.saturating_add(1))?;
+                    }
+                }
+                let pk = primary_key(&h, &row);
+                let bytes = encode(&h, &row);
+                let sp = trx.savepoint();
+                match trx.table_insert(&h.storage, &pk, &bytes) {
+                    Ok(()) => {
+                        affected += 1;
+                        h.rows_estimate
+                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    Err(TrxError::DuplicateKey) => {
+                        trx.rollback_to(sp).map_err(trx_error)?;
+                        let Some((index, opk, old)) = find_conflict(trx, &h, &row, &pk)? else {
+                            return Err(KilnError::new(
+                                ErrorKind::ER_DUP_ENTRY,
+                                &[&"", &"PRIMARY"],
+                            ));
+                        };
+                        if ins.replace {
+                            // Delete the conflicting rows, then insert (maybe more than one
+                            // conflicts: repeat).
+                            let mut tries = 0;
+                            let mut conflict = Some((index, opk, old));
+                            while let Some((_, opk, _)) = conflict {
+                                trx.table_delete(&h.storage, &opk).map_err(trx_error)?;
+                                affected += 1;
+                                tries += 1;
+                                if tries > h.def.indexes.len() + 1 {
+                                    return Err(duplicate_error(&h, index, &row));
+                                }
+                                match trx.table_insert(&h.storage, &pk, &bytes) {
+                                    Ok(()) => {
+                                        affected += 1;
+                                        conflict = None;
+                                    }
+                                    Err(TrxError::DuplicateKey) => {
+                                        conflict = find_conflict(trx, &h, &row, &pk)?;
+                                        if conflict.is_none() {
+                                            return Err(duplicate_error(&h, index, &row));
+                                        }
+                                    }
+                                    Err(e) => return Err(trx_error(e)),
+                                }
+                            }
+                        } else if !on_dup.is_empty() {
+                            // Evaluate the assignments over [old row ‖ new row].
+                            let mut newrow = old.clone();
+                            for (c, e) in &on_dup {
+                                let ctx: Vec<Value> =
+                                    newrow.iter().cloned().chain(row.iter().cloned()).collect();
+                                let mut re = RowEnv {
+                                    inner: &mut *sess,
+                                    row: &ctx,
+                                };
+                                newrow[*c] = eval(e, &mut re)?;
+                            }
+                            convert_row(sess, &h, &mut newrow, strict, row_no)?;
+                            let changed = newrow.iter().zip(&old).any(|(a, b)| !same_value(a, b));
+                            if changed {
+                                apply_update(trx, &h, &opk, &newrow)?;
+                                affected += 2;
+                            } else if found_rows {
+                                affected += 1;
+                            }
+                            if let Some(ac) = auto_col
+                                && let Some(id) = newrow[ac].to_i64()
+                            {
+                                sess.set_last_insert_id_for_dup(id as u64);
+                            }
+                        } else if ins.ignore {
+                            dups += 1;
+                            let e = duplicate_error(&h, index, &row);
+                            sess.warn(Level::Warning, e.code, e.message);
+                        } else {
+                            return Err(duplicate_error(&h, index, &row));
+                        }
+                    }
+                    Err(e) => return Err(trx_error(e)),
+                }
+            }
+            if let Some(id) = first_auto {
+                sess.set_last_insert_id(id);
+            }
+            let info = if multi {
+                format!(
+                    "Records: {}  Duplicates: {}  Warnings: {}",
+                    affected.max(dups)
+                        + if ins.replace || !on_dup.is_empty() {
+                            0
+                        } else {
+                            dups
+                        },
+                    dups,
+                    sess.warning_count()
+                )
+            } else {
+                String::new()
+            };
+            Ok(Outcome::Ok {
+                affected_rows: affected,
+                last_insert_id: first_auto.unwrap_or(0),
+                info,
+            })
+        })
+    })
+}
+
+/// ON DUPLICATE KEY UPDATE expressions see the old row (slots 0..n) and, through
+/// VALUES(col) or the row alias, the row that was to be inserted (slots n..2n).
+fn bind_on_dup(
+    e: &Expr,
+    scope: &Scope,
+    ncol: usize,
+    alias: Option<&str>,
+    table: &str,
+) -> Result<Expr> {
+    super::bind::rewrite(e, &mut |x| match x {
+        Expr::Func { name, args } if name == "values" && args.len() == 1 => match &args[0] {
+            Expr::Column { name, .. } => Ok(Some(Expr::Slot(
+                ncol + scope.resolve(None, name, "field list")?,
+            ))),
+            _ => Ok(Some(Expr::Literal(Value::Null))),
+        },
+        Expr::Column {
+            qualifier: Some(q),
+            name,
+        } if Some(q.as_str()) == alias => Ok(Some(Expr::Slot(
+            ncol + scope.resolve(None, name, "field list")?,
+        ))),
+        Expr::Column { qualifier, name } => {
+            let q = qualifier.as_deref().filter(|q| *q != table);
+            if q.is_some() {
+                return Err(KilnError::new(
+                    ErrorKind::ER_BAD_FIELD_ERROR,
+                    &[&format!("{}.{name}", q.unwrap_or_default()), &"field list"],
+                ));
+            }
+            Ok(Some(Expr::Slot(scope.resolve(None, name, "field list")?)))
+        }
+        _ => Ok(None),
+    })
+}
+
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Bytes(x), Value::Bytes(y)) => x == y,
+        _ => compare(a, b) == Some(std::cmp::Ordering::Equal) && a.is_null() == b.is_null(),
+    }
+}
+
+/// Writes `newrow` over the row `pk` (moving it if its primary key changes).
+fn apply_update(trx: &mut Trx, h: &TableHandle, pk: &[u8], newrow: &[Value]) -> Result<()> {
+    let bytes = encode(h, newrow);
+    let newpk = match h.def.indexes[0].kind {
+        IndexKindDef::RowId => pk.to_vec(),
+        _ => rowfmt::index_key(&h.def.columns, &h.shape.colls, &h.def.indexes[0], newrow),
+    };
+    let res = if newpk == pk {
+        trx.table_update(&h.storage, pk, &bytes).map(|_| ())
+    } else {
+        trx.table_delete(&h.storage, pk)
+            .and_then(|_| trx.table_insert(&h.storage, &newpk, &bytes))
+    };
+    match res {
+        Ok(()) => Ok(()),
+        Err(TrxError::DuplicateKey) => {
+            let index = match find_conflict(trx, h, newrow, &newpk)? {
+                Some((i, _, _)) => i,
+                None => 0,
+            };
+            Err(duplicate_error(h, index, newrow))
+        }
+        Err(e) => Err(trx_error(e)),
+    }
+}
+
+/// Reads the rows a single-table UPDATE/DELETE changes: locked X, filtered, ordered,
+/// limited.
+fn target_rows(
+    sess: &mut Session,
+    h: &Arc<TableHandle>,
+    scope: &Scope,
+    filter: Option<&Expr>,
+    order_by: &[OrderItem],
+    limit: Option<&Expr>,
+) -> Result<Vec<(Vec<u8>, Vec<Value>)>> {
+    let bound = match filter {
+        Some(f) => Some(bind(&run_subqueries(sess, f)?, scope, "where clause")?),
+        None => None,
+    };
+    let limit = match limit {
+        Some(e) => Some(match eval(e, sess)? {
+            Value::Int(i) if i >= 0 => i as usize,
+            Value::UInt(u) => u.min(usize::MAX as u64) as usize,
+            _ => return Err(KilnError::new(ErrorKind::ER_WRONG_ARGUMENTS, &[&"LIMIT"])),
+        }),
+        None => None,
+    };
+    let early = if order_by.is_empty() { limit } else { None };
+    let (keys, rows) = read_table(
+        sess,
+        h,
+        bound.as_ref(),
+        Lock::Exclusive(super::access::LockWait::Default),
+        false,
+        early,
+    )?;
+    let mut out: Vec<(Vec<u8>, Vec<Value>)> = keys.into_iter().zip(rows).collect();
+    if !order_by.is_empty() {
+        let order: Vec<(Expr, bool)> = order_by
+            .iter()
+            .map(|o| Ok((bind(&o.expr, scope, "order clause")?, o.desc)))
+            .collect::<Result<_>>()?;
+        let mut keyed = Vec::with_capacity(out.len());
+        for (pk, row) in out {
+            let mut re = RowEnv {
+                inner: &mut *sess,
+                row: &row,
+            };
+            let mut k = Vec::with_capacity(order.len());
+            for (e, _) in &order {
+                k.push(eval(e, &mut re)?);
+            }
+            keyed.push((k, pk, row));
+        }
+        keyed.sort_by(|a, b| {
+            for (i, (_, desc)) in order.iter().enumerate() {
+                let o = match (a.0[i].is_null(), b.0[i].is_null()) {
+                    (true, true) => std::cmp::Ordering::Equal,
+                    (true, false) => std::cmp::Ordering::Less,
+                    (false, true) => std::cmp::Ordering::Greater,
+                    _ => compare(&a.0[i], &b.0[i]).unwrap_or(std::cmp::Ordering::Equal),
+                };
+                let o = if *desc { o.reverse() } else { o };
+                if o != std::cmp::Ordering::Equal {
+                    return o;
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
+        out = keyed.into_iter().map(|(_, pk, row)| (pk, row)).collect();
+    }
+    if let Some(l) = limit {
+        out.truncate(l);
+    }
+    Ok(out)
+}
+
+fn single_table(from: &[FromItem]) -> Result<(&TableName, Option<&String>)> {
+    match from {
+        [FromItem::Table { name, alias }] => Ok((name, alias.as_ref())),
+        _ => Err(KilnError::new(
+            ErrorKind::ER_NOT_SUPPORTED_YET,
+            &[&"multi-table UPDATE and DELETE"],
+        )),
+    }
+}
+
+pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
+    let (name, alias) = single_table(&u.tables)?;
+    let h = resolve_table(sess, name)?;
+    let alias = alias.cloned().unwrap_or_else(|| h.def.name.clone());
+    let scope = scope_of(&h, &alias);
+    let mut sets: Vec<(usize, Option<Expr>)> = Vec::with_capacity(u.sets.len());
+    for (q, c, e) in &u.sets {
+        if let Some(q) = q
+            && *q != alias
+            && *q != h.def.name
+        {
+            return Err(KilnError::new(
+                ErrorKind::ER_BAD_FIELD_ERROR,
+                &[&format!("{q}.{c}"), &"field list"],
+            ));
+        }
+        let i = h
+            .def
+            .column_index(c)
+            .ok_or_else(|| KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&c, &"field list"]))?;
+        let e = match e {
+            Some(e) => Some(bind(&run_subqueries(sess, e)?, &scope, "field list")?),
+            None => None,
+        };
+        sets.push((i, e));
+    }
+    let strict = sess.strict_mode() && !u.ignore;
+    let found_rows = sess.client_found_rows;
+    sess.with_statement(|sess| {
+        let rows = target_rows(
+            sess,
+            &h,
+            &scope,
+            u.filter.as_ref(),
+            &u.order_by,
+            u.limit.as_ref(),
+        )?;
+        let (mut matched, mut changed) = (0u64, 0u64);
+        for (n, (pk, old)) in rows.into_iter().enumerate() {
+            matched += 1;
+            let mut new = old.clone();
+            let mut assigned = vec![false; new.len()];
+            for (c, e) in &sets {
+                new[*c] = match e {
+                    Some(e) => {
+                        let mut re = RowEnv {
+                            inner: &mut *sess,
+                            row: &new,
+                        };
+                        eval(e, &mut re)?
+                    }
+                    None => default_of(sess, &h, *c, strict)?,
+                };
+                assigned[*c] = true;
+            }
+            convert_row(sess, &h, &mut new, strict, n as u64 + 1)?;
+            if new.iter().zip(&old).all(|(a, b)| same_value(a, b)) {
+                continue;
+            }
+            for (i, c) in h.def.columns.iter().enumerate() {
+                if c.on_update_now && !assigned[i] {
+                    new[i] = sess.now_value(&c.ty);
+                }
+            }
+            sess.with_trx(|_, trx| apply_update(trx, &h, &pk, &new))?;
+            changed += 1;
+        }
+        sess.rows_changed(&h, "updated", changed);
+        Ok(Outcome::Ok {
+            affected_rows: if found_rows { matched } else { changed },
+            last_insert_id: 0,
+            info: format!(
+                "Rows matched: {matched}  Changed: {changed}  Warnings: {}",
+                sess.warning_count()
+            ),
+        })
+    })
+}
+
+pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {
+    if d.multi {
+        return Err(KilnError::new(
+            ErrorKind::ER_NOT_SUPPORTED_YET,
+            &[&"multi-table DELETE"],
+        ));
+    }
+    let (name, alias) = single_table(&d.from)?;
+    let h = resolve_table(sess, name)?;
+    let alias = alias.cloned().unwrap_or_else(|| h.def.name.clone());
+    let scope = scope_of(&h, &alias);
+    sess.with_statement(|sess| {
+        let rows = target_rows(
+            sess,
+            &h,
+            &scope,
+            d.filter.as_ref(),
+            &d.order_by,
+            d.limit.as_ref(),
+        )?;
+        let mut n = 0u64;
+        for (pk, _) in rows {
+            if sess.with_trx(|_, trx| trx.table_delete(&h.storage, &pk).map_err(trx_error))? {
+                n += 1;
+            }
+        }
+        h.rows_estimate
+            .fetch_sub(n as i64, std::sync::atomic::Ordering::Relaxed);
+        sess.rows_changed(&h, "deleted", n);
+        Ok(Outcome::Ok {
+            affected_rows: n,
+            last_insert_id: 0,
+            info: String::new(),
+        })
+    })
+}

@@ -1,0 +1,87 @@
+//! The executor: statements that touch tables. `select` (queries), `dml` (INSERT,
+//! UPDATE, DELETE, REPLACE), `ddl` (CREATE/DROP/ALTER ...), `access` (access paths
+//! and reading rows through the engine), `bind` (names to slots), `agg` (aggregates).
+//!
+//! A statement reaches here from `Session::dispatch`; the session owns the catalog
+//! snapshot and the transaction (`Session::with_trx`).
+
+pub mod access;
+pub mod agg;
+pub mod bind;
+pub mod ddl;
+pub mod dml;
+pub mod select;
+pub mod show;
+
+use kiln_common::Result;
+
+use crate::ast::VarScope;
+use crate::eval::{Env, Level};
+use crate::value::Value;
+
+/// Evaluation environment for one row: slots come from `row`, everything else from
+/// the session.
+pub struct RowEnv<'a> {
+    pub inner: &'a mut dyn Env,
+    pub row: &'a [Value],
+}
+
+impl Env for RowEnv<'_> {
+    fn slot(&self, i: usize) -> Result<Value> {
+        self.row
+            .get(i)
+            .cloned()
+            .ok_or_else(|| kiln_common::KilnError::internal(format!("slot {i} out of row")))
+    }
+    fn param(&self, index: usize) -> Result<Value> {
+        self.inner.param(index)
+    }
+    fn sysvar(&self, scope: VarScope, name: &str) -> Result<Value> {
+        self.inner.sysvar(scope, name)
+    }
+    fn user_var(&self, name: &str) -> Value {
+        self.inner.user_var(name)
+    }
+    fn set_user_var(&mut self, name: &str, value: Value) {
+        self.inner.set_user_var(name, value)
+    }
+    fn warn(&mut self, level: Level, code: u16, message: String) {
+        self.inner.warn(level, code, message)
+    }
+    fn connection_id(&self) -> u64 {
+        self.inner.connection_id()
+    }
+    fn database(&self) -> Option<String> {
+        self.inner.database()
+    }
+    fn user(&self) -> String {
+        self.inner.user()
+    }
+    fn current_user(&self) -> String {
+        self.inner.current_user()
+    }
+    fn last_insert_id(&self) -> u64 {
+        self.inner.last_insert_id()
+    }
+    fn set_last_insert_id(&mut self, id: u64) {
+        self.inner.set_last_insert_id(id)
+    }
+    fn row_count(&self) -> i64 {
+        self.inner.row_count()
+    }
+    fn found_rows(&self) -> u64 {
+        self.inner.found_rows()
+    }
+    fn server_version(&self) -> String {
+        self.inner.server_version()
+    }
+    fn statement_time_micros(&self) -> i64 {
+        self.inner.statement_time_micros()
+    }
+    fn sleep_interruptible(&mut self, seconds: f64) -> bool {
+        self.inner.sleep_interruptible(seconds)
+    }
+    fn div_precision_increment(&self) -> u32 {
+        self.inner.div_precision_increment()
+    }
+}

@@ -1,0 +1,912 @@
+//! SELECT over tables: FROM (tables, joins, derived tables) → WHERE → GROUP BY and
+//! aggregates → HAVING → select list → DISTINCT → ORDER BY → LIMIT/OFFSET → UNION.
+//!
+//! Rows are materialized between stages (vectors of values); a single-table query with
+//! no grouping, ordering or DISTINCT streams and stops at its LIMIT. Expressions are
+//! bound to slots first (bind.rs); uncorrelated subqueries are run once and replaced
+//! by their results.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use kiln_common::{ErrorKind, KilnError, Result};
+
+use super::access::{self, Lock};
+use super::bind::{self, Scope, ScopeColumn, bind, conjuncts, contains_aggregate, is_aggregate};
+use super::{RowEnv, agg::Accumulator};
+use crate::ast::*;
+use crate::dict::TableHandle;
+use crate::eval::{compare, eval};
+use crate::result::{ColumnInfo, Rows};
+use crate::session::Session;
+use crate::value::Value;
+
+/// Rows a query may hold in memory between stages (until sorting spills to disk).
+pub const ROWS_IN_MEMORY_MAX: usize = 50_000_000;
+
+/// Rows read from a table with their primary keys.
+pub type KeyedRows = (Vec<Vec<u8>>, Vec<Vec<Value>>);
+
+/// Where a FROM-clause row came from (for result metadata and DML).
+#[derive(Clone)]
+pub struct SourceTable {
+    pub handle: Arc<TableHandle>,
+    pub alias: String,
+    /// First slot of this table's columns in the joined row.
+    pub offset: usize,
+}
+
+/// Rows of a FROM clause with the scope that names their columns.
+pub struct Relation {
+    pub scope: Scope,
+    pub tables: Vec<SourceTable>,
+    pub rows: Vec<Vec<Value>>,
+    /// Primary keys of the rows (single-table relations; DML uses them).
+    pub keys: Vec<Vec<u8>>,
+}
+
+fn lock_of(s: &Select) -> Lock {
+    match s.lock {
+        None => Lock::None,
+        Some(l) => {
+            let w = if l.nowait {
+                access::LockWait::NoWait
+            } else if l.skip_locked {
+                access::LockWait::Skip
+            } else {
+                access::LockWait::Default
+            };
+            if l.exclusive {
+                Lock::Exclusive(w)
+            } else {
+                Lock::Shared(w)
+            }
+        }
+    }
+}
+
+/// Replaces uncorrelated subqueries in `e` by their results.
+pub fn run_subqueries(sess: &mut Session, e: &Expr) -> Result<Expr> {
+    bind::rewrite(e, &mut |x| match x {
+        Expr::Subquery(sel) => {
+            let rows = run(sess, sel).map_err(correlated)?;
+            if rows.columns.len() != 1 {
+                return Err(KilnError::new(ErrorKind::ER_OPERAND_COLUMNS, &[&1]));
+            }
+            if rows.rows.len() > 1 {
+                return Err(ErrorKind::ER_SUBQUERY_NO_1_ROW.into());
+            }
+            Ok(Some(bind::literal(
+                rows.rows
+                    .into_iter()
+                    .next()
+                    .map_or(Value::Null, |mut r| r.remove(0)),
+            )))
+        }
+        Expr::Exists(sel) => {
+            let rows = run(sess, sel).map_err(correlated)?;
+            Ok(Some(bind::literal(Value::Int(i64::from(
+                !rows.rows.is_empty(),
+            )))))
+        }
+        Expr::InSubquery {
+            expr,
+            select,
+            negated,
+        } => {
+            let rows = run(sess, select).map_err(correlated)?;
+            if rows.columns.len() != 1 {
+                return Err(KilnError::new(ErrorKind::ER_OPERAND_COLUMNS, &[&1]));
+            }
+            let expr = Box::new(run_subqueries(sess, expr)?);
+            if rows.rows.is_empty() {
+                // x IN (empty) is false (even for NULL x); NOT IN is true.
+                return Ok(Some(bind::literal(Value::Int(i64::from(*negated)))));
+            }
+            Ok(Some(Expr::InList {
+                expr,
+                list: rows
+                    .rows
+                    .into_iter()
+                    .map(|mut r| bind::literal(r.remove(0)))
+                    .collect(),
+                negated: *negated,
+            }))
+        }
+        _ => Ok(None),
+    })
+}
+
+fn correlated(e: KilnError) -> KilnError {
+    if e.code == ErrorKind::ER_BAD_FIELD_ERROR.code() {
+        KilnError::new(ErrorKind::ER_NOT_SUPPORTED_YET, &[&"correlated subqueries"])
+    } else {
+        e
+    }
+}
+
+/// Resolves a table name in the session's catalog (1046 / 1146).
+pub fn resolve_table(sess: &mut Session, name: &TableName) -> Result<Arc<TableHandle>> {
+    let schema = match (&name.schema, &sess.database) {
+        (Some(s), _) => s.clone(),
+        (None, Some(d)) => d.clone(),
+        (None, None) => return Err(ErrorKind::ER_NO_DB_ERROR.into()),
+    };
+    let cat = sess.catalog()?;
+    cat.table(&schema, &name.name)
+        .cloned()
+        .ok_or_else(|| KilnError::new(ErrorKind::ER_NO_SUCH_TABLE, &[&schema, &name.name]))
+}
+
+fn table_scope(h: &TableHandle, alias: &str) -> Vec<ScopeColumn> {
+    h.def
+        .columns
+        .iter()
+        .map(|c| ScopeColumn {
+            table: alias.to_string(),
+            name: c.name.clone(),
+            hidden: c.invisible,
+        })
+        .collect()
+}
+
+/// Reads one base table, using the conjuncts of `filter` that concern it alone to pick
+/// an access path. `filter` is bound to the table's own slots.
+pub fn read_table(
+    sess: &mut Session,
+    h: &Arc<TableHandle>,
+    filter: Option<&Expr>,
+    lock: Lock,
+    descending: bool,
+    limit: Option<usize>,
+) -> Result<KeyedRows> {
+    let conj: Vec<&Expr> = filter.map(conjuncts).unwrap_or_default();
+    let acc = access::plan(h, &conj, sess)?;
+    sess.note_access(&acc);
+    let mut keys = Vec::new();
+    let mut rows = Vec::new();
+    let interrupt = sess.interrupt.clone();
+    let mut examined = 0u64;
+    sess.with_trx(|env, trx| {
+        access::fetch(trx, h, &acc, lock, descending, &mut |pk, row| {
+            examined += 1;
+            if examined.is_multiple_of(4096)
+                && interrupt.load(std::sync::atomic::Ordering::Relaxed) != 0
+            {
+                return Err(ErrorKind::ER_QUERY_INTERRUPTED.into());
+            }
+            if let Some(f) = filter {
+                let mut re = RowEnv {
+                    inner: &mut *env,
+                    row: &row,
+                };
+                if eval(f, &mut re)?.to_bool() != Some(true) {
+                    return Ok(true);
+                }
+            }
+            keys.push(pk.to_vec());
+            rows.push(row);
+            if rows.len() > ROWS_IN_MEMORY_MAX {
+                return Err(KilnError::with_message(
+                    ErrorKind::ER_OUT_OF_RESOURCES,
+                    "Out of memory: the result has too many rows",
+                ));
+            }
+            Ok(limit.is_none_or(|l| rows.len() < l))
+        })
+    })?;
+    sess.rows_read(h, rows.len() as u64);
+    Ok((keys, rows))
+}
+
+/// Builds the relation of a FROM clause, filtered by `filter` (unbound).
+pub fn from_clause(
+    sess: &mut Session,
+    from: &[FromItem],
+    filter: Option<&Expr>,
+    lock: Lock,
+) -> Result<(Relation, bool)> {
+    // A single table: its own access path, the filter applied while reading.
+    if let [FromItem::Table { name, alias }] = from {
+        let h = resolve_table(sess, name)?;
+        let alias = alias.clone().unwrap_or_else(|| h.def.name.clone());
+        let scope = Scope {
+            columns: table_scope(&h, &alias),
+        };
+        let bound = match filter {
+            Some(f) => Some(bind(f, &scope, "where clause")?),
+            None => None,
+        };
+        if let Some(b) = &bound
+            && contains_aggregate(b)
+        {
+            return Err(ErrorKind::ER_INVALID_GROUP_FUNC_USE.into());
+        }
+        let (keys, rows) = read_table(sess, &h, bound.as_ref(), lock, false, None)?;
+        return Ok((
+            Relation {
+                scope,
+                tables: vec![SourceTable {
+                    handle: h,
+                    alias,
+                    offset: 0,
+                }],
+                rows,
+                keys,
+            },
+            true,
+        ));
+    }
+    let mut rel: Option<Relation> = None;
+    for item in from {
+        let next = relation_of(sess, item, lock)?;
+        rel = Some(match rel {
+            None => next,
+            Some(left) => join(sess, left, next, JoinKind::Cross, None, &[])?,
+        });
+    }
+    Ok((rel.expect("a FROM clause has an item"), false))
+}
+
+fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Result<Relation> {
+    match item {
+        FromItem::Table { name, alias } => {
+            let h = resolve_table(sess, name)?;
+            let alias = alias.clone().unwrap_or_else(|| h.def.name.clone());
+            let (keys, rows) = read_table(sess, &h, None, lock, false, None)?;
+            Ok(Relation {
+                scope: Scope {
+                    columns: table_scope(&h, &alias),
+                },
+                tables: vec![SourceTable {
+                    handle: h,
+                    alias,
+                    offset: 0,
+                }],
+                rows,
+                keys,
+            })
+        }
+        FromItem::Derived { select, alias } => {
+            let rows = run(sess, select)?;
+            Ok(Relation {
+                scope: Scope {
+                    columns: rows
+                        .columns
+                        .iter()
+                        .map(|c| ScopeColumn {
+                            table: alias.clone(),
+                            name: c.name.clone(),
+                            hidden: false,
+                        })
+                        .collect(),
+                },
+                tables: Vec::new(),
+                rows: rows.rows,
+                keys: Vec::new(),
+            })
+        }
+        FromItem::Join {
+            left,
+            right,
+            kind,
+            on,
+            using,
+        } => {
+            let l = relation_of(sess, left, lock)?;
+            let r = relation_of(sess, right, lock)?;
+            join(sess, l, r, *kind, on.as_ref(), using)
+        }
+    }
+}
+
+/// Nested-loop join of two materialized relations (hash join on equality conditions
+/// comes with the cost-based planner).
+fn join(
+    sess: &mut Session,
+    left: Relation,
+    right: Relation,
+    kind: JoinKind,
+    on: Option<&Expr>,
+    using: &[String],
+) -> Result<Relation> {
+    let (left, right, swapped) = if kind == JoinKind::Right {
+        (right, left, true)
+    } else {
+        (left, right, false)
+    };
+    let lw = left.scope.columns.len();
+    let rw = right.scope.columns.len();
+    let mut scope = Scope::default();
+    if swapped {
+        scope.columns.extend(right.scope.columns.iter().cloned());
+        scope.columns.extend(left.scope.columns.iter().cloned());
+    } else {
+        scope.columns.extend(left.scope.columns.iter().cloned());
+        scope.columns.extend(right.scope.columns.iter().cloned());
+    }
+    let mut cond = match on {
+        Some(e) => Some(bind(&run_subqueries(sess, e)?, &scope, "on clause")?),
+        None => None,
+    };
+    for u in using {
+        let l = Scope {
+            columns: scope.columns[..if swapped { rw } else { lw }].to_vec(),
+        }
+        .resolve(None, u, "from clause")?;
+        let r = Scope {
+            columns: scope.columns[if swapped { rw } else { lw }..].to_vec(),
+        }
+        .resolve(None, u, "from clause")?
+            + if swapped { rw } else { lw };
+        let eq = Expr::Binary {
+            op: BinaryOp::Eq,
+            left: Box::new(Expr::Slot(l)),
+            right: Box::new(Expr::Slot(r)),
+        };
+        cond = Some(match cond {
+            None => eq,
+            Some(c) => Expr::Binary {
+                op: BinaryOp::And,
+                left: Box::new(c),
+                right: Box::new(eq),
+            },
+        });
+    }
+    let outer = matches!(kind, JoinKind::Left | JoinKind::Right);
+    let mut rows = Vec::new();
+    let nulls_r = vec![Value::Null; rw];
+    for l in &left.rows {
+        let mut matched = false;
+        for r in &right.rows {
+            let row = if swapped {
+                [r.as_slice(), l.as_slice()].concat()
+            } else {
+                [l.as_slice(), r.as_slice()].concat()
+            };
+            let keep = match &cond {
+                None => true,
+                Some(c) => {
+                    let mut re = RowEnv {
+                        inner: sess,
+                        row: &row,
+                    };
+                    eval(c, &mut re)?.to_bool() == Some(true)
+                }
+            };
+            if keep {
+                matched = true;
+                rows.push(row);
+                if rows.len() > ROWS_IN_MEMORY_MAX {
+                    return Err(KilnError::with_message(
+                        ErrorKind::ER_OUT_OF_RESOURCES,
+                        "Out of memory: the join has too many rows",
+                    ));
+                }
+            }
+        }
+        if outer && !matched {
+            rows.push(if swapped {
+                [nulls_r.as_slice(), l.as_slice()].concat()
+            } else {
+                [l.as_slice(), nulls_r.as_slice()].concat()
+            });
+        }
+    }
+    let mut tables = Vec::new();
+    let (first, second, first_w) = if swapped {
+        (&right, &left, rw)
+    } else {
+        (&left, &right, lw)
+    };
+    tables.extend(first.tables.iter().cloned());
+    tables.extend(second.tables.iter().cloned().map(|mut t| {
+        t.offset += first_w;
+        t
+    }));
+    Ok(Relation {
+        scope,
+        tables,
+        rows,
+        keys: Vec::new(),
+    })
+}
+
+/// Runs a SELECT with tables and returns its rows.
+pub fn run(sess: &mut Session, s: &Select) -> Result<Rows> {
+    let mut out = run_one(sess, s)?;
+    let mut next = s.union.as_ref();
+    let mut dedupe = false;
+    while let Some((all, sel)) = next {
+        let more = run_one(sess, sel)?;
+        if more.columns.len() != out.columns.len() {
+            return Err(ErrorKind::ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT.into());
+        }
+        out.rows.extend(more.rows);
+        dedupe |= !all;
+        next = sel.union.as_ref();
+    }
+    if dedupe {
+        distinct(&mut out.rows);
+    }
+    Ok(out)
+}
+
+fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
+    if s.from.is_empty() {
+        return sess.select_without_tables(s);
+    }
+    let filter = match &s.filter {
+        Some(f) => Some(run_subqueries(sess, f)?),
+        None => None,
+    };
+    let lock = lock_of(s);
+    let (rel, filtered) = from_clause(sess, &s.from, filter.as_ref(), lock)?;
+    let mut rows = rel.rows;
+    let scope = rel.scope;
+    if !filtered && let Some(f) = &filter {
+        let b = bind(f, &scope, "where clause")?;
+        if contains_aggregate(&b) {
+            return Err(ErrorKind::ER_INVALID_GROUP_FUNC_USE.into());
+        }
+        let mut kept = Vec::with_capacity(rows.len());
+        for r in rows {
+            let mut re = RowEnv {
+                inner: sess,
+                row: &r,
+            };
+            if eval(&b, &mut re)?.to_bool() == Some(true) {
+                kept.push(r);
+            }
+        }
+        rows = kept;
+    }
+    // The select list, with * expanded.
+    let mut items: Vec<(Expr, String)> = Vec::new();
+    for item in &s.items {
+        match &item.expr {
+            Expr::Column { qualifier, name } if name == "*" => {
+                let before = items.len();
+                for (i, c) in scope.columns.iter().enumerate() {
+                    if c.hidden || qualifier.as_ref().is_some_and(|q| *q != c.table) {
+                        continue;
+                    }
+                    items.push((Expr::Slot(i), c.name.clone()));
+                }
+                if items.len() == before
+                    && let Some(q) = qualifier
+                {
+                    return Err(KilnError::new(ErrorKind::ER_BAD_TABLE_ERROR, &[&q]));
+                }
+            }
+            e => {
+                let e = run_subqueries(sess, e)?;
+                items.push((bind(&e, &scope, "field list")?, item.name.clone()));
+            }
+        }
+    }
+    let having = match &s.having {
+        Some(h) => Some(run_subqueries(sess, h)?),
+        None => None,
+    };
+    // ORDER BY: a position, a select-list alias, or an expression over the scope.
+    let mut order: Vec<(OrderKey, bool)> = Vec::new();
+    for o in &s.order_by {
+        let key = match &o.expr {
+            Expr::Literal(Value::Int(n)) => {
+                let n = *n;
+                if n < 1 || n as usize > items.len() {
+                    return Err(KilnError::new(
+                        ErrorKind::ER_BAD_FIELD_ERROR,
+                        &[&n, &"order clause"],
+                    ));
+                }
+                OrderKey::Item(n as usize - 1)
+            }
+            Expr::Column {
+                qualifier: None,
+                name,
+            } if scope.resolve(None, name, "order clause").is_err()
+                && items.iter().any(|(_, n)| n.eq_ignore_ascii_case(name)) =>
+            {
+                OrderKey::Item(
+                    items
+                        .iter()
+                        .position(|(_, n)| n.eq_ignore_ascii_case(name))
+                        .expect("checked"),
+                )
+            }
+            e => {
+                let e = run_subqueries(sess, e)?;
+                let bound = match bind(&e, &scope, "order clause") {
+                    Ok(b) => b,
+                    Err(err) => {
+                        // An alias inside an expression is not allowed; report as MySQL.
+                        return Err(err);
+                    }
+                };
+                OrderKey::Expr(bound)
+            }
+        };
+        order.push((key, o.desc));
+    }
+    let grouped = !s.group_by.is_empty()
+        || items.iter().any(|(e, _)| contains_aggregate(e))
+        || having.as_ref().is_some_and(contains_aggregate)
+        || order
+            .iter()
+            .any(|(k, _)| matches!(k, OrderKey::Expr(e) if contains_aggregate(e)));
+    let width = scope.columns.len();
+    let mut having_b = None;
+    if grouped {
+        let group_by: Vec<Expr> = s
+            .group_by
+            .iter()
+            .map(|g| match g {
+                Expr::Literal(Value::Int(n)) if *n >= 1 && (*n as usize) <= items.len() => {
+                    Ok(items[*n as usize - 1].0.clone())
+                }
+                Expr::Column {
+                    qualifier: None,
+                    name,
+                } if scope.resolve(None, name, "group statement").is_err() => items
+                    .iter()
+                    .find(|(_, n)| n.eq_ignore_ascii_case(name))
+                    .map(|(e, _)| e.clone())
+                    .ok_or_else(|| {
+                        KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&name, &"group statement"])
+                    }),
+                g => bind(g, &scope, "group statement"),
+            })
+            .collect::<Result<_>>()?;
+        // Pull the aggregate calls out of every post-grouping expression.
+        let mut aggs: Vec<Expr> = Vec::new();
+        let mut lift = |e: &Expr| -> Result<Expr> {
+            bind::rewrite(e, &mut |x| match x {
+                Expr::Func { name, args } if is_aggregate(name) => {
+                    if args.iter().any(contains_aggregate) {
+                        return Err(ErrorKind::ER_INVALID_GROUP_FUNC_USE.into());
+                    }
+                    let pos = aggs.iter().position(|a| a == x).unwrap_or_else(|| {
+                        aggs.push(x.clone());
+                        aggs.len() - 1
+                    });
+                    Ok(Some(Expr::Slot(width + pos)))
+                }
+                _ => Ok(None),
+            })
+        };
+        for (e, _) in &mut items {
+            *e = lift(e)?;
+        }
+        for (k, _) in &mut order {
+            if let OrderKey::Expr(e) = k {
+                *e = lift(e)?;
+            }
+        }
+        if let Some(h) = &having {
+            // HAVING may name select-list aliases.
+            let h = bind::rewrite(h, &mut |x| match x {
+                Expr::Column {
+                    qualifier: None,
+                    name,
+                } if scope.resolve(None, name, "having clause").is_err() => Ok(items
+                    .iter()
+                    .find(|(_, n)| n.eq_ignore_ascii_case(name))
+                    .map(|(e, _)| e.clone())),
+                _ => Ok(None),
+            })?;
+            having_b = Some(lift(&bind(&h, &scope, "having clause")?)?);
+        }
+        rows = group(sess, rows, &group_by, &aggs, width)?;
+    } else if let Some(h) = &having {
+        let h = bind::rewrite(h, &mut |x| match x {
+            Expr::Column {
+                qualifier: None,
+                name,
+            } if scope.resolve(None, name, "having clause").is_err() => Ok(items
+                .iter()
+                .find(|(_, n)| n.eq_ignore_ascii_case(name))
+                .map(|(e, _)| e.clone())),
+            _ => Ok(None),
+        })?;
+        having_b = Some(bind(&h, &scope, "having clause")?);
+    }
+    if let Some(h) = &having_b {
+        let mut kept = Vec::with_capacity(rows.len());
+        for r in rows {
+            let mut re = RowEnv {
+                inner: sess,
+                row: &r,
+            };
+            if eval(h, &mut re)?.to_bool() == Some(true) {
+                kept.push(r);
+            }
+        }
+        rows = kept;
+    }
+    // Project, keeping the ORDER BY keys beside each output row.
+    let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let mut re = RowEnv {
+            inner: sess,
+            row: r,
+        };
+        let mut vals = Vec::with_capacity(items.len());
+        for (e, _) in &items {
+            vals.push(eval(e, &mut re)?);
+        }
+        let mut keys = Vec::with_capacity(order.len());
+        for (k, _) in &order {
+            keys.push(match k {
+                OrderKey::Item(i) => vals[*i].clone(),
+                OrderKey::Expr(e) => eval(e, &mut re)?,
+            });
+        }
+        out.push((vals, keys));
+    }
+    if s.distinct {
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|(v, _)| seen.insert(group_key(v)));
+    }
+    if !order.is_empty() {
+        out.sort_by(|a, b| {
+            for (i, (_, desc)) in order.iter().enumerate() {
+                let o = order_cmp(&a.1[i], &b.1[i]);
+                let o = if *desc { o.reverse() } else { o };
+                if o != std::cmp::Ordering::Equal {
+                    return o;
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
+    }
+    let offset = match &s.offset {
+        Some(e) => limit_value(sess, e)?,
+        None => 0,
+    };
+    let limit = match &s.limit {
+        Some(e) => limit_value(sess, e)?,
+        None => u64::MAX,
+    };
+    let rows: Vec<Vec<Value>> = out
+        .into_iter()
+        .skip(offset.min(usize::MAX as u64) as usize)
+        .take(limit.min(usize::MAX as u64) as usize)
+        .map(|(v, _)| v)
+        .collect();
+    let columns = items
+        .iter()
+        .enumerate()
+        .map(|(i, (e, name))| column_info(e, name, &rel.tables, &scope, grouped, &rows, i))
+        .collect();
+    Ok(Rows { columns, rows })
+}
+
+enum OrderKey {
+    Item(usize),
+    Expr(Expr),
+}
+
+fn limit_value(sess: &mut Session, e: &Expr) -> Result<u64> {
+    let v = eval(e, sess)?;
+    match v {
+        Value::Int(i) if i >= 0 => Ok(i as u64),
+        Value::UInt(u) => Ok(u),
+        _ => Err(KilnError::new(ErrorKind::ER_WRONG_ARGUMENTS, &[&"LIMIT"])),
+    }
+}
+
+/// ORDER BY comparison: NULLs first, then MySQL's comparison.
+fn order_cmp(a: &Value, b: &Value) -> std::cmp::Ordering {
+    match (a.is_null(), b.is_null()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Less,
+        (false, true) => std::cmp::Ordering::Greater,
+        _ => compare(a, b).unwrap_or(std::cmp::Ordering::Equal),
+    }
+}
+
+/// A hashable key for grouping and DISTINCT: equal under MySQL's comparison (strings
+/// case-folded, trailing spaces kept as the default NO PAD collation does, numbers by
+/// value).
+pub fn group_key(vals: &[Value]) -> Vec<u8> {
+    let mut k = Vec::new();
+    for v in vals {
+        match v {
+            Value::Null => k.push(0),
+            Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_) => {
+                k.push(1);
+                let d = v.to_f64().unwrap_or(0.0);
+                let d = if d == 0.0 { 0.0 } else { d };
+                match v {
+                    Value::Int(i) => k.extend_from_slice(&(*i as i128).to_be_bytes()),
+                    Value::UInt(u) => k.extend_from_slice(&(*u as i128).to_be_bytes()),
+                    _ if d.fract() == 0.0 && d.abs() < 1e38 => {
+                        k.extend_from_slice(&(d as i128).to_be_bytes())
+                    }
+                    _ => k.extend_from_slice(&d.to_bits().to_be_bytes()),
+                }
+            }
+            Value::Str(s) => {
+                k.push(2);
+                for c in s.chars().flat_map(char::to_lowercase) {
+                    let mut b = [0u8; 4];
+                    k.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+                }
+                k.push(0xFF);
+            }
+            Value::Bytes(b) => {
+                k.push(3);
+                k.extend_from_slice(&(b.len() as u64).to_be_bytes());
+                k.extend_from_slice(b);
+            }
+        }
+    }
+    k
+}
+
+fn distinct(rows: &mut Vec<Vec<Value>>) {
+    let mut seen = std::collections::HashSet::new();
+    rows.retain(|r| seen.insert(group_key(r)));
+}
+
+/// Groups `rows` by `group_by` and computes `aggs` per group: each output row is the
+/// group's first row followed by the aggregate results (slots `width..`).
+fn group(
+    sess: &mut Session,
+    rows: Vec<Vec<Value>>,
+    group_by: &[Expr],
+    aggs: &[Expr],
+    width: usize,
+) -> Result<Vec<Vec<Value>>> {
+    let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut groups: Vec<(Vec<Value>, Vec<Accumulator>)> = Vec::new();
+    let new_accs = || -> Result<Vec<Accumulator>> { aggs.iter().map(Accumulator::new).collect() };
+    for r in rows {
+        let mut re = RowEnv {
+            inner: sess,
+            row: &r,
+        };
+        let mut key_vals = Vec::with_capacity(group_by.len());
+        for g in group_by {
+            key_vals.push(eval(g, &mut re)?);
+        }
+        let key = group_key(&key_vals);
+        let gi = match index.get(&key) {
+            Some(&i) => i,
+            None => {
+                groups.push((r.clone(), new_accs()?));
+                index.insert(key, groups.len() - 1);
+                groups.len() - 1
+            }
+        };
+        let accs = &mut groups[gi].1;
+        for (agg, acc) in aggs.iter().zip(accs.iter_mut()) {
+            acc.add(agg, &mut re)?;
+        }
+    }
+    // No GROUP BY and no rows: one row of empty aggregates (COUNT(*) = 0).
+    if groups.is_empty() && group_by.is_empty() {
+        groups.push((vec![Value::Null; width], new_accs()?));
+    }
+    let dpi = crate::eval::Env::div_precision_increment(sess);
+    Ok(groups
+        .into_iter()
+        .map(|(mut first, accs)| {
+            first.resize(width, Value::Null);
+            first.extend(accs.into_iter().map(|a| a.finish(dpi)));
+            first
+        })
+        .collect())
+}
+
+/// Result metadata of a select-list item: a plain column of a table keeps the
+/// column's type and names; anything else is derived from the values.
+fn column_info(
+    e: &Expr,
+    name: &str,
+    tables: &[SourceTable],
+    scope: &Scope,
+    grouped: bool,
+    rows: &[Vec<Value>],
+    i: usize,
+) -> ColumnInfo {
+    if let Expr::Slot(slot) = e
+        && (!grouped || *slot < scope.columns.len())
+        && let Some(t) = tables
+            .iter()
+            .rev()
+            .find(|t| *slot >= t.offset && *slot < t.offset + t.handle.def.columns.len())
+    {
+        let c = &t.handle.def.columns[*slot - t.offset];
+        let mut info = c.ty.column_info(name);
+        info.org_name = c.name.clone();
+        info.table = t.alias.clone();
+        info.schema = t.handle.def.schema.clone();
+        info.not_null = !c.nullable;
+        return info;
+    }
+    if rows.is_empty() {
+        return crate::infer::column_for(name, e);
+    }
+    ColumnInfo::from_values(name, rows.iter().map(|r| &r[i]))
+}
+
+/// Result columns of a SELECT with tables, without running it (COM_STMT_PREPARE).
+/// Checks that the tables exist.
+pub fn describe(sess: &mut Session, s: &Select) -> Result<Vec<ColumnInfo>> {
+    let mut tables = Vec::new();
+    let mut scope = Scope::default();
+    fn collect(
+        sess: &mut Session,
+        item: &FromItem,
+        tables: &mut Vec<SourceTable>,
+        scope: &mut Scope,
+    ) -> Result<()> {
+        match item {
+            FromItem::Table { name, alias } => {
+                let h = resolve_table(sess, name)?;
+                let alias = alias.clone().unwrap_or_else(|| h.def.name.clone());
+                let offset = scope.columns.len();
+                scope.columns.extend(table_scope(&h, &alias));
+                tables.push(SourceTable {
+                    handle: h,
+                    alias,
+                    offset,
+                });
+            }
+            FromItem::Derived { select, alias } => {
+                for c in describe(sess, select)? {
+                    scope.columns.push(ScopeColumn {
+                        table: alias.clone(),
+                        name: c.name,
+                        hidden: false,
+                    });
+                }
+            }
+            FromItem::Join { left, right, .. } => {
+                collect(sess, left, tables, scope)?;
+                collect(sess, right, tables, scope)?;
+            }
+        }
+        Ok(())
+    }
+    for f in &s.from {
+        collect(sess, f, &mut tables, &mut scope)?;
+    }
+    let mut out = Vec::new();
+    for item in &s.items {
+        match &item.expr {
+            Expr::Column { qualifier, name } if name == "*" => {
+                for (i, c) in scope.columns.iter().enumerate() {
+                    if c.hidden || qualifier.as_ref().is_some_and(|q| *q != c.table) {
+                        continue;
+                    }
+                    out.push(column_info(
+                        &Expr::Slot(i),
+                        &c.name,
+                        &tables,
+                        &scope,
+                        false,
+                        &[],
+                        0,
+                    ));
+                }
+            }
+            e => {
+                let bound = bind(e, &scope, "field list").unwrap_or_else(|_| e.clone());
+                out.push(column_info(
+                    &bound,
+                    &item.name,
+                    &tables,
+                    &scope,
+                    false,
+                    &[],
+                    0,
+                ));
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,470 @@
+//! SHOW statements about tables: SHOW [FULL] TABLES, SHOW [FULL] COLUMNS, SHOW INDEX,
+//! SHOW CREATE TABLE / DATABASE, SHOW TABLE STATUS — in MySQL 8.0's column layout.
+
+use kiln_common::{ErrorKind, KilnError, Result};
+
+use crate::ast::{ShowKind, TableName};
+use crate::dict::{ColumnDefault, IndexKindDef, TableDef};
+use crate::result::{ColumnInfo, ColumnKind};
+use crate::session::Session;
+use crate::types::SqlType;
+use crate::value::Value;
+
+type Table = (Vec<ColumnInfo>, Vec<Vec<Value>>);
+
+fn text(name: &str) -> ColumnInfo {
+    ColumnInfo::text(name, 64)
+}
+
+fn num(name: &str) -> ColumnInfo {
+    let mut c = ColumnInfo::new(name, ColumnKind::LongLong);
+    c.unsigned = true;
+    c.length_chars = 21;
+    c
+}
+
+fn s(v: impl Into<String>) -> Value {
+    Value::Str(v.into())
+}
+
+fn schema_or_current(sess: &Session, db: Option<&String>) -> Result<String> {
+    match (db, &sess.database) {
+        (Some(d), _) => Ok(d.clone()),
+        (None, Some(d)) => Ok(d.clone()),
+        (None, None) => Err(ErrorKind::ER_NO_DB_ERROR.into()),
+    }
+}
+
+pub fn show(sess: &mut Session, kind: &ShowKind) -> Result<Option<Table>> {
+    Ok(Some(match kind {
+        ShowKind::Databases => (
+            vec![text("Database")],
+            sess.database_names()
+                .into_iter()
+                .map(|d| vec![s(d)])
+                .collect(),
+        ),
+        ShowKind::Tables { full, db } => {
+            let schema = schema_or_current(sess, db.as_ref())?;
+            let cat = sess.catalog()?;
+            if cat.database(&schema).is_none() {
+                return Err(KilnError::new(ErrorKind::ER_BAD_DB_ERROR, &[&schema]));
+            }
+            let mut cols = vec![text(&format!("Tables_in_{schema}"))];
+            if *full {
+                cols.push(text("Table_type"));
+            }
+            let rows = cat
+                .tables_of(&schema)
+                .into_iter()
+                .map(|t| {
+                    let mut r = vec![s(t.def.name.clone())];
+                    if *full {
+                        r.push(s("BASE TABLE"));
+                    }
+                    r
+                })
+                .collect();
+            (cols, rows)
+        }
+        ShowKind::Columns { table, full } => columns(sess, table, *full)?,
+        ShowKind::Index(table) => indexes(sess, table)?,
+        ShowKind::CreateTable(table) => {
+            let h = super::select::resolve_table(sess, table)?;
+            (
+                vec![text("Table"), ColumnInfo::text("Create Table", 1024)],
+                vec![vec![
+                    s(h.def.name.clone()),
+                    s(create_table_text(&h.def, h.auto_inc_peek())),
+                ]],
+            )
+        }
+        ShowKind::CreateDatabase(name) => {
+            let cat = sess.catalog()?;
+            let db = cat
+                .database(name)
+                .ok_or_else(|| KilnError::new(ErrorKind::ER_BAD_DB_ERROR, &[&name]))?;
+            (
+                vec![text("Database"), ColumnInfo::text("Create Database", 1024)],
+                vec![vec![
+                    s(name.clone()),
+                    s(format!(
+                        "CREATE DATABASE `{}` /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */ /*!80016 DEFAULT ENCRYPTION='N' */",
+                        name, db.charset, db.collation
+                    )),
+                ]],
+            )
+        }
+        ShowKind::TableStatus(db) => {
+            let schema = schema_or_current(sess, db.as_ref())?;
+            let cat = sess.catalog()?;
+            let cols = vec![
+                text("Name"),
+                text("Engine"),
+                num("Version"),
+                text("Row_format"),
+                num("Rows"),
+                num("Avg_row_length"),
+                num("Data_length"),
+                num("Max_data_length"),
+                num("Index_length"),
+                num("Data_free"),
+                num("Auto_increment"),
+                text("Create_time"),
+                text("Update_time"),
+                text("Check_time"),
+                text("Collation"),
+                num("Checksum"),
+                text("Create_options"),
+                text("Comment"),
+            ];
+            let rows = cat
+                .tables_of(&schema)
+                .into_iter()
+                .map(|t| {
+                    let created = kiln_common::time::CivilTime::from_unix_micros(
+                        t.def.created_unix_secs as i64 * 1_000_000,
+                    )
+                    .datetime_string();
+                    vec![
+                        s(t.def.name.clone()),
+                        s("InnoDB"),
+                        Value::UInt(10),
+                        s(t.def.row_format.clone().unwrap_or_else(|| "Dynamic".into())),
+                        Value::UInt(
+                            t.rows_estimate
+                                .load(std::sync::atomic::Ordering::Relaxed)
+                                .max(0) as u64,
+                        ),
+                        Value::UInt(0),
+                        Value::UInt(16384),
+                        Value::UInt(0),
+                        Value::UInt(0),
+                        Value::UInt(0),
+                        match t.auto_increment_column() {
+                            Some(_) => Value::UInt(t.auto_inc_peek()),
+                            None => Value::Null,
+                        },
+                        s(created[..19].to_string()),
+                        Value::Null,
+                        Value::Null,
+                        s(t.def.collation.clone()),
+                        Value::Null,
+                        s(""),
+                        s(t.def.comment.clone()),
+                    ]
+                })
+                .collect();
+            (cols, rows)
+        }
+        ShowKind::EngineStatus => (
+            vec![text("Type"), text("Name"), ColumnInfo::text("Status", 1024)],
+            vec![vec![s("InnoDB"), s(""), s(engine_status(sess)?)]],
+        ),
+        _ => return Ok(None),
+    }))
+}
+
+fn engine_status(sess: &mut Session) -> Result<String> {
+    let dict = sess.dict()?;
+    let trx = dict.te.transactions();
+    let mut out = String::from(
+        "\n=====================================\nkiln INNODB MONITOR OUTPUT\n=====================================\n------------\nTRANSACTIONS\n------------\n",
+    );
+    out.push_str(&format!("History list length {}\n", dict.te.history_len()));
+    for t in trx {
+        out.push_str(&format!("---TRANSACTION {t:?}\n"));
+    }
+    Ok(out)
+}
+
+fn columns(sess: &mut Session, table: &TableName, full: bool) -> Result<Table> {
+    let h = super::select::resolve_table(sess, table)?;
+    let mut cols = vec![text("Field"), text("Type")];
+    if full {
+        cols.push(text("Collation"));
+    }
+    cols.extend([text("Null"), text("Key"), text("Default"), text("Extra")]);
+    if full {
+        cols.extend([text("Privileges"), text("Comment")]);
+    }
+    let mut rows = Vec::new();
+    for (i, c) in h.def.columns.iter().enumerate() {
+        let key = key_flag(&h.def, i);
+        let mut r = vec![s(c.name.clone()), s(c.ty.column_type())];
+        if full {
+            r.push(c.ty.collation().map_or(Value::Null, |x| s(x.to_string())));
+        }
+        r.push(s(if c.nullable { "YES" } else { "NO" }));
+        r.push(s(key));
+        r.push(match &c.default {
+            Some(ColumnDefault::Value(Value::Null)) | None => Value::Null,
+            Some(ColumnDefault::Value(v)) => s(v.to_string_lossy().unwrap_or_default()),
+            Some(ColumnDefault::CurrentTimestamp) => s("CURRENT_TIMESTAMP"),
+            Some(ColumnDefault::Expr(e)) => s(e.clone()),
+        });
+        r.push(s(extra(c)));
+        if full {
+            r.push(s("select,insert,update,references"));
+            r.push(s(c.comment.clone().unwrap_or_default()));
+        }
+        rows.push(r);
+    }
+    Ok((cols, rows))
+}
+
+fn extra(c: &crate::dict::ColumnDef) -> String {
+    let mut parts = Vec::new();
+    if c.auto_increment {
+        parts.push("auto_increment".to_string());
+    }
+    if matches!(c.default, Some(ColumnDefault::CurrentTimestamp)) {
+        parts.push("DEFAULT_GENERATED".into());
+    }
+    if c.on_update_now {
+        parts.push("on update CURRENT_TIMESTAMP".into());
+    }
+    if c.invisible {
+        parts.push("INVISIBLE".into());
+    }
+    parts.join(" ")
+}
+
+/// SHOW COLUMNS' Key: PRI, UNI or MUL for the first column of an index.
+fn key_flag(def: &TableDef, col: usize) -> &'static str {
+    let mut flag = "";
+    for ix in &def.indexes {
+        if ix.parts.first().map(|p| p.column) != Some(col) {
+            continue;
+        }
+        match ix.kind {
+            IndexKindDef::Primary => return "PRI",
+            IndexKindDef::Unique if ix.parts.len() == 1 && !def.columns[col].nullable => {
+                if flag != "PRI" {
+                    flag = "UNI";
+                }
+            }
+            IndexKindDef::Unique if ix.parts.len() == 1 => {
+                if flag.is_empty() {
+                    flag = "UNI";
+                }
+            }
+            IndexKindDef::RowId => {}
+            _ => {
+                if flag.is_empty() {
+                    flag = "MUL";
+                }
+            }
+        }
+    }
+    flag
+}
+
+fn indexes(sess: &mut Session, table: &TableName) -> Result<Table> {
+    let h = super::select::resolve_table(sess, table)?;
+    let cols = vec![
+        text("Table"),
+        num("Non_unique"),
+        text("Key_name"),
+        num("Seq_in_index"),
+        text("Column_name"),
+        text("Collation"),
+        num("Cardinality"),
+        num("Sub_part"),
+        text("Packed"),
+        text("Null"),
+        text("Index_type"),
+        text("Comment"),
+        text("Index_comment"),
+        text("Visible"),
+        text("Expression"),
+    ];
+    let mut rows = Vec::new();
+    for ix in &h.def.indexes {
+        if ix.kind == IndexKindDef::RowId {
+            continue;
+        }
+        for (n, p) in ix.parts.iter().enumerate() {
+            let c = &h.def.columns[p.column];
+            rows.push(vec![
+                s(h.def.name.clone()),
+                Value::UInt(u64::from(!ix.is_unique())),
+                s(ix.name.clone()),
+                Value::UInt(n as u64 + 1),
+                s(c.name.clone()),
+                s(if p.desc { "D" } else { "A" }),
+                Value::UInt(0),
+                p.prefix_chars
+                    .map_or(Value::Null, |x| Value::UInt(x as u64)),
+                Value::Null,
+                s(if c.nullable { "YES" } else { "" }),
+                s(if ix.kind == IndexKindDef::Fulltext {
+                    "FULLTEXT"
+                } else {
+                    "BTREE"
+                }),
+                s(""),
+                s(ix.comment.clone().unwrap_or_default()),
+                s(if ix.invisible { "NO" } else { "YES" }),
+                Value::Null,
+            ]);
+        }
+    }
+    Ok((cols, rows))
+}
+
+fn quote_ident(s: &str) -> String {
+    format!("`{}`", s.replace('`', "``"))
+}
+
+fn quote_str(s: &str) -> String {
+    let mut out = String::from("'");
+    for c in s.chars() {
+        match c {
+            '\'' => out.push_str("''"),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\0' => out.push_str("\\0"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// SHOW CREATE TABLE's text, in MySQL 8.0's format.
+pub fn create_table_text(def: &TableDef, auto_next: u64) -> String {
+    let mut lines = Vec::new();
+    for c in &def.columns {
+        let mut l = format!("  {} {}", quote_ident(&c.name), c.ty.column_type());
+        if let Some(coll) = c.ty.collation()
+            && coll != def.collation
+        {
+            let cs = coll.split('_').next().unwrap_or("");
+            l.push_str(&format!(" CHARACTER SET {cs} COLLATE {coll}"));
+        }
+        if !c.nullable {
+            l.push_str(" NOT NULL");
+        } else if matches!(c.ty, SqlType::Timestamp(_)) {
+            l.push_str(" NULL");
+        }
+        match &c.default {
+            Some(ColumnDefault::Value(Value::Null)) if c.nullable && !c.ty.is_lob() => {
+                l.push_str(" DEFAULT NULL")
+            }
+            Some(ColumnDefault::Value(Value::Null)) => {}
+            Some(ColumnDefault::Value(v)) => {
+                let t = match v {
+                    Value::Bytes(b) => format!(
+                        "0x{}",
+                        b.iter().map(|x| format!("{x:02x}")).collect::<String>()
+                    ),
+                    other => quote_str(&other.to_string_lossy().unwrap_or_default()),
+                };
+                l.push_str(&format!(" DEFAULT {t}"));
+            }
+            Some(ColumnDefault::CurrentTimestamp) => l.push_str(" DEFAULT CURRENT_TIMESTAMP"),
+            Some(ColumnDefault::Expr(e)) => l.push_str(&format!(" DEFAULT ({e})")),
+            None if c.nullable && !c.ty.is_lob() && !c.auto_increment => {
+                l.push_str(" DEFAULT NULL")
+            }
+            None => {}
+        }
+        if c.on_update_now {
+            l.push_str(" ON UPDATE CURRENT_TIMESTAMP");
+        }
+        if c.auto_increment {
+            l.push_str(" AUTO_INCREMENT");
+        }
+        if c.invisible {
+            l.push_str(" /*!80023 INVISIBLE */");
+        }
+        if let Some(cm) = &c.comment {
+            l.push_str(&format!(" COMMENT {}", quote_str(cm)));
+        }
+        lines.push(l);
+    }
+    for ix in &def.indexes {
+        let parts: Vec<String> = ix
+            .parts
+            .iter()
+            .map(|p| {
+                let mut x = quote_ident(&def.columns[p.column].name);
+                if let Some(n) = p.prefix_chars {
+                    x.push_str(&format!("({n})"));
+                }
+                if p.desc {
+                    x.push_str(" DESC");
+                }
+                x
+            })
+            .collect();
+        let mut l = match ix.kind {
+            IndexKindDef::RowId => continue,
+            IndexKindDef::Primary => format!("  PRIMARY KEY ({})", parts.join(",")),
+            IndexKindDef::Unique => format!(
+                "  UNIQUE KEY {} ({})",
+                quote_ident(&ix.name),
+                parts.join(",")
+            ),
+            IndexKindDef::Key => format!("  KEY {} ({})", quote_ident(&ix.name), parts.join(",")),
+            IndexKindDef::Fulltext => {
+                format!(
+                    "  FULLTEXT KEY {} ({})",
+                    quote_ident(&ix.name),
+                    parts.join(",")
+                )
+            }
+        };
+        if let Some(cm) = &ix.comment {
+            l.push_str(&format!(" COMMENT {}", quote_str(cm)));
+        }
+        if ix.invisible {
+            l.push_str(" /*!80000 INVISIBLE */");
+        }
+        lines.push(l);
+    }
+    for f in &def.foreign_keys {
+        let cols: Vec<String> = f.columns.iter().map(|c| quote_ident(c)).collect();
+        let refs: Vec<String> = f.ref_columns.iter().map(|c| quote_ident(c)).collect();
+        let target = if f.ref_schema == def.schema {
+            quote_ident(&f.ref_table)
+        } else {
+            format!(
+                "{}.{}",
+                quote_ident(&f.ref_schema),
+                quote_ident(&f.ref_table)
+            )
+        };
+        let mut l = format!(
+            "  CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
+            quote_ident(&f.name),
+            cols.join(","),
+            target,
+            refs.join(",")
+        );
+        if !f.actions.is_empty() {
+            l.push(' ');
+            l.push_str(&f.actions);
+        }
+        lines.push(l);
+    }
+    let mut out = format!(
+        "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB",
+        quote_ident(&def.name),
+        lines.join(",\n")
+    );
+    if def.auto_increment_column().is_some() && auto_next > 1 {
+        out.push_str(&format!(" AUTO_INCREMENT={auto_next}"));
+    }
+    let cs = def.collation.split('_').next().unwrap_or("utf8mb4");
+    out.push_str(&format!(" DEFAULT CHARSET={cs} COLLATE={}", def.collation));
+    if let Some(r) = &def.row_format {
+        out.push_str(&format!(" ROW_FORMAT={r}"));
+    }
+    if !def.comment.is_empty() {
+        out.push_str(&format!(" COMMENT={}", quote_str(&def.comment)));
+    }
+    out
+}
