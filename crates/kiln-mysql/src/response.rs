@@ -9,7 +9,7 @@
 //! | lenenc | last insert id                                                |
 //! | 2      | status flags                                                  |
 //! | 2      | warning count                                                 |
-//! | lenenc | info (with CLIENT_SESSION_TRACK) / rest of packet (without)   |
+//! | lenenc | info (length-encoded with or without CLIENT_SESSION_TRACK)      |
 //! | lenenc | session state changes (only if SESSION_STATE_CHANGED is set)  |
 
 use bytes::{BufMut, BytesMut};
@@ -89,8 +89,11 @@ pub fn put_ok(out: &mut BytesMut, ok: &OkPacket<'_>, header: u8, client_caps: u3
         if let Some(c) = changes {
             c.encode(out);
         }
-    } else {
-        out.put_slice(ok.info.as_bytes());
+    } else if !ok.info.is_empty() {
+        // Length-encoded here too: MySQL's server writes it so (net_send_ok), and
+        // libmysqlclient reads a length before the text whatever the capabilities
+        // (the protocol documentation's "string<EOF>" is not what either side does).
+        put_lenenc_bytes(out, ok.info.as_bytes());
     }
 }
 
@@ -124,7 +127,7 @@ mod tests {
     use crate::wire::Reader;
 
     #[test]
-    fn ok_without_session_track_has_info_to_end() {
+    fn ok_without_session_track_has_length_encoded_info() {
         let mut b = BytesMut::new();
         let ok = OkPacket {
             affected_rows: 3,
@@ -133,7 +136,7 @@ mod tests {
             ..Default::default()
         };
         put_ok(&mut b, &ok, 0, cap::PROTOCOL_41);
-        assert_eq!(&b[..], b"\x00\x03\x00\x02\x00\x00\x00Rows matched: 3");
+        assert_eq!(&b[..], b"\x00\x03\x00\x02\x00\x00\x00\x0fRows matched: 3");
     }
 
     #[test]

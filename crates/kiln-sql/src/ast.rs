@@ -197,6 +197,10 @@ pub struct Select {
     pub lock: Option<LockClause>,
     /// `UNION [ALL|DISTINCT] select` chained after this one (all: true for ALL).
     pub union: Option<(bool, Box<Select>)>,
+    /// ORDER BY / LIMIT / OFFSET of a whole UNION (on its first select).
+    pub union_order: Vec<OrderItem>,
+    pub union_limit: Option<Expr>,
+    pub union_offset: Option<Expr>,
 }
 
 impl Select {
@@ -213,6 +217,9 @@ impl Select {
             offset: None,
             lock: None,
             union: None,
+            union_order: Vec::new(),
+            union_limit: None,
+            union_offset: None,
         }
     }
 }
@@ -453,7 +460,7 @@ pub enum TxAccess {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stmt {
-    Select(Select),
+    Select(Box<Select>),
     Do(Vec<Expr>),
     Set(Vec<(SetTarget, SetValue)>),
     SetNames {

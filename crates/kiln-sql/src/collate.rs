@@ -1,66 +1,50 @@
-//! The collation rules the executor applies to text: comparison, equality, and the
-//! weight strings that index keys, GROUP BY and DISTINCT are built from. A column's
-//! collation is resolved once (`Coll::of`) and then used per row without lookups.
+//! The collation rules the executor applies to text, resolved once per column
+//! (`Coll::of`) and then used per row without lookups: comparison, equality and the
+//! weight strings index keys, GROUP BY and DISTINCT are built from. The rules
+//! themselves live in kiln-types (`kiln_types::collation`).
 
 use std::cmp::Ordering;
 
+use kiln_types::collation::{self, Collation};
+
 /// A resolved collation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Coll {
-    /// Case- (and accent-) insensitive.
-    ci: bool,
-    /// Trailing spaces ignored in comparisons.
-    pad_space: bool,
+#[derive(Debug, Clone, Copy)]
+pub struct Coll(&'static Collation);
+
+impl PartialEq for Coll {
+    fn eq(&self, other: &Coll) -> bool {
+        self.0.id == other.0.id
+    }
 }
 
-impl Coll {
-    pub const BINARY: Coll = Coll {
-        ci: false,
-        pad_space: false,
-    };
-    /// utf8mb4_0900_ai_ci, the server default.
-    pub const DEFAULT: Coll = Coll {
-        ci: true,
-        pad_space: false,
-    };
+impl Eq for Coll {}
 
+impl Coll {
+    pub const BINARY: Coll = Coll(collation::BINARY);
+    /// utf8mb4_0900_ai_ci, the server default.
+    pub const DEFAULT: Coll = Coll(collation::UTF8MB4_0900_AI_CI);
+
+    /// The collation named `name` (unknown names, which DDL refuses, fall back to the
+    /// default).
     pub fn of(name: &str) -> Coll {
-        let n = name.to_ascii_lowercase();
-        let ci = n.ends_with("_ci");
-        let pad_space = !(n.contains("0900") || n == "binary");
-        Coll { ci, pad_space }
+        Coll(collation::by_name(name).unwrap_or(collation::UTF8MB4_0900_AI_CI))
     }
 
-    fn trim<'a>(&self, s: &'a [u8]) -> &'a [u8] {
-        if self.pad_space {
-            let end = s.iter().rposition(|&c| c != b' ').map_or(0, |e| e + 1);
-            &s[..end]
-        } else {
-            s
-        }
+    pub fn rules(&self) -> &'static Collation {
+        self.0
     }
 
     pub fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
-        let (a, b) = (self.trim(a), self.trim(b));
-        if !self.ci {
-            return a.cmp(b);
-        }
-        let fold = |c: &u8| c.to_ascii_uppercase();
-        a.iter().map(fold).cmp(b.iter().map(fold))
+        self.0.compare(a, b)
     }
 
     pub fn eq(&self, a: &[u8], b: &[u8]) -> bool {
-        self.compare(a, b) == Ordering::Equal
+        self.0.eq(a, b)
     }
 
     /// Appends the weight string of `s`: memcmp order of weight strings is `compare`.
     pub fn weights(&self, s: &[u8], out: &mut Vec<u8>) {
-        let s = self.trim(s);
-        if self.ci {
-            out.extend(s.iter().map(u8::to_ascii_uppercase));
-        } else {
-            out.extend_from_slice(s);
-        }
+        self.0.weights(s, out)
     }
 }
 

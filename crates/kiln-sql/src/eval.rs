@@ -5,7 +5,7 @@
 
 use kiln_common::{ErrorKind, KilnError, Result};
 
-use crate::ast::{BinaryOp, CastType, Expr, UnaryOp, VarScope};
+use crate::ast::{BinaryOp, CastType, Expr, Select, UnaryOp, VarScope};
 use crate::value::{Value, format_double};
 
 /// Severity of a diagnostic in SHOW WARNINGS.
@@ -52,6 +52,13 @@ pub trait Env {
     fn div_precision_increment(&self) -> u32 {
         4
     }
+    /// Runs a subquery that refers to the current row (a correlated subquery).
+    fn subquery(&mut self, _sel: &Select) -> Result<crate::result::Rows> {
+        Err(KilnError::new(
+            ErrorKind::ER_NOT_SUPPORTED_YET,
+            &[&"subqueries in this context"],
+        ))
+    }
     /// Slot `i` of the current row (bound column references).
     fn slot(&self, i: usize) -> Result<Value> {
         Err(KilnError::internal(format!("no row for slot {i}")))
@@ -82,10 +89,51 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
         }
         Expr::Column { qualifier, name } => env.column(qualifier.as_deref(), name),
         Expr::Slot(i) => env.slot(*i),
-        Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. } => Err(KilnError::new(
-            ErrorKind::ER_NOT_SUPPORTED_YET,
-            &[&"subqueries in this context"],
-        )),
+        Expr::Subquery(sel) => {
+            let rows = env.subquery(sel)?;
+            if rows.columns.len() != 1 {
+                return Err(KilnError::new(ErrorKind::ER_OPERAND_COLUMNS, &[&1]));
+            }
+            if rows.rows.len() > 1 {
+                return Err(ErrorKind::ER_SUBQUERY_NO_1_ROW.into());
+            }
+            Ok(rows
+                .rows
+                .into_iter()
+                .next()
+                .map_or(Value::Null, |mut r| r.remove(0)))
+        }
+        Expr::Exists(sel) => Ok(bool_value(!env.subquery(sel)?.rows.is_empty())),
+        Expr::InSubquery {
+            expr,
+            select,
+            negated,
+        } => {
+            let v = eval(expr, env)?;
+            let rows = env.subquery(select)?;
+            if rows.columns.len() != 1 {
+                return Err(KilnError::new(ErrorKind::ER_OPERAND_COLUMNS, &[&1]));
+            }
+            if rows.rows.is_empty() {
+                return Ok(bool_value(*negated));
+            }
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            let mut saw_null = false;
+            for r in &rows.rows {
+                match compare(&v, &r[0]) {
+                    Some(std::cmp::Ordering::Equal) => return Ok(bool_value(!*negated)),
+                    None => saw_null = true,
+                    _ => {}
+                }
+            }
+            Ok(if saw_null {
+                Value::Null
+            } else {
+                bool_value(*negated)
+            })
+        }
         Expr::Unary { op, expr } => unary(*op, eval(expr, env)?, expr, env),
         Expr::Binary { op, left, right } => binary(*op, left, right, env),
         Expr::IsNull { expr, negated } => Ok(bool_value(eval(expr, env)?.is_null() != *negated)),
@@ -153,7 +201,13 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
                 None => '\\',
             };
             match (v.to_string_lossy(), p.to_string_lossy()) {
-                (Some(s), Some(p)) => Ok(bool_value(like_match(&s, &p, esc, true) != *negated)),
+                (Some(s), Some(p)) => Ok(bool_value(
+                    crate::collate::Coll::DEFAULT.rules().like(
+                        s.as_bytes(),
+                        p.as_bytes(),
+                        Some(esc),
+                    ) != *negated,
+                )),
                 _ => Ok(Value::Null),
             }
         }
@@ -517,12 +571,7 @@ pub fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
         (UInt(x), UInt(y)) => Some(x.cmp(y)),
         (Int(x), UInt(y)) => Some((*x as i128).cmp(&(*y as i128))),
         (UInt(x), Int(y)) => Some((*x as i128).cmp(&(*y as i128))),
-        (Str(x), Str(y)) => Some(if x.is_ascii() && y.is_ascii() {
-            let f = |c: &u8| c.to_ascii_lowercase();
-            x.as_bytes().iter().map(f).cmp(y.as_bytes().iter().map(f))
-        } else {
-            fold(x).cmp(&fold(y))
-        }),
+        (Str(x), Str(y)) => Some(crate::collate::Coll::DEFAULT.compare(x.as_bytes(), y.as_bytes())),
         (Bytes(x), Bytes(y)) => Some(x.cmp(y)),
         (Bytes(x), Str(y)) => Some(x.as_slice().cmp(y.as_bytes())),
         (Str(x), Bytes(y)) => Some(x.as_bytes().cmp(y.as_slice())),

@@ -1,27 +1,58 @@
-//! Numeric conversions for storing into DECIMAL columns.
+//! Numeric conversions for storing into DECIMAL columns (exact, with kiln-types'
+//! `Decimal`).
+
+use kiln_types::decimal::{Decimal, Fit};
 
 use crate::value::Value;
+
+/// `v` as an exact decimal (strings by MySQL's leading-number rule).
+pub fn to_decimal(v: &Value) -> Decimal {
+    match v {
+        Value::Int(i) => Decimal::from_i64(*i),
+        Value::UInt(u) => Decimal::from_u64(*u),
+        Value::Double(d) => Decimal::from_f64(*d).unwrap_or_else(Decimal::zero),
+        Value::Decimal(s) | Value::Str(s) => Decimal::parse_prefix(s.as_bytes())
+            .0
+            .unwrap_or_else(Decimal::zero),
+        Value::Bytes(b) => Decimal::parse_prefix(b).0.unwrap_or_else(Decimal::zero),
+        Value::Null => Decimal::zero(),
+    }
+}
 
 /// `v` as DECIMAL(precision, scale) text, rounded half away from zero; true if it
 /// was out of range (the text is then the clamped extreme).
 pub fn fit_decimal(v: &Value, precision: u32, scale: u32, unsigned: bool) -> (String, bool) {
-    let d = v.to_f64().unwrap_or(0.0);
-    let int_digits = precision.saturating_sub(scale) as i32;
-    let max = 10f64.powi(int_digits) - 10f64.powi(-(scale as i32));
-    let (d, out) = if d > max {
-        (max, true)
-    } else if d < -max {
-        (-max, true)
-    } else if unsigned && d < 0.0 {
-        (0.0, true)
-    } else {
-        (d, false)
-    };
-    let s = format!("{:.*}", scale as usize, d);
-    let s = if s.starts_with('-') && s[1..].bytes().all(|c| c == b'0' || c == b'.') {
-        s[1..].to_string()
-    } else {
-        s
-    };
-    (s, out)
+    let d = to_decimal(v);
+    if unsigned && d.is_negative() && !d.is_zero() {
+        return (Decimal::zero().fit(precision, scale).0.to_string(), true);
+    }
+    let (fitted, how) = d.fit(precision, scale);
+    (fitted.to_string(), how == Fit::OutOfRange)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fits_exactly() {
+        let f = |v: Value| fit_decimal(&v, 5, 2, false);
+        assert_eq!(f(Value::Str("123.456".into())), ("123.46".into(), false));
+        assert_eq!(f(Value::Int(12345)), ("999.99".into(), true));
+        assert_eq!(f(Value::Int(-12345)), ("-999.99".into(), true));
+        assert_eq!(f(Value::Decimal("0.005".into())), ("0.01".into(), false));
+        assert_eq!(
+            fit_decimal(
+                &Value::Str("12345678901234567890.123456789".into()),
+                30,
+                9,
+                false
+            ),
+            ("12345678901234567890.123456789".into(), false)
+        );
+        assert_eq!(
+            fit_decimal(&Value::Int(-1), 5, 2, true),
+            ("0.00".into(), true)
+        );
+    }
 }

@@ -45,6 +45,25 @@ pub struct ColumnInfo {
     pub org_name: String,
     /// Collation of a text column (empty: utf8mb4_0900_ai_ci, or binary for `binary`).
     pub collation: String,
+    /// A table column's key membership and attributes (result metadata flags).
+    pub key: ColumnKey,
+}
+
+/// What result metadata says about a table column beyond its type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ColumnKey {
+    /// Part of the primary key.
+    pub primary: bool,
+    /// The only column of a unique index.
+    pub unique: bool,
+    /// The first column of a non-unique index.
+    pub multiple: bool,
+    pub auto_increment: bool,
+    pub zerofill: bool,
+    pub no_default: bool,
+    pub on_update_now: bool,
+    pub is_enum: bool,
+    pub is_set: bool,
 }
 
 impl ColumnInfo {
@@ -64,6 +83,7 @@ impl ColumnInfo {
             table: String::new(),
             org_name: String::new(),
             collation: String::new(),
+            key: ColumnKey::default(),
         }
     }
 

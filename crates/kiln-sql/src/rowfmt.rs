@@ -248,6 +248,53 @@ pub fn key_part(
                 let _ = kw.decimal(&t, *precision, *scale, nullable, desc);
             }
         }
+        SqlType::Date | SqlType::DateTime(_) | SqlType::Timestamp(_) => {
+            let text = v.to_string_lossy().unwrap_or_default();
+            let dt =
+                kiln_types::temporal::parse_datetime(&text, kiln_types::temporal::Flags::LENIENT)
+                    .map(|p| p.value)
+                    .unwrap_or_default();
+            if matches!(c.ty, SqlType::Date) {
+                kw.date(
+                    dt.date.year as u32,
+                    dt.date.month as u32,
+                    dt.date.day as u32,
+                    nullable,
+                    desc,
+                )
+            } else {
+                kw.datetime(
+                    false,
+                    dt.date.year as u32,
+                    dt.date.month as u32,
+                    dt.date.day as u32,
+                    dt.hour as u32,
+                    dt.minute as u32,
+                    dt.second as u32,
+                    dt.micros,
+                    nullable,
+                    desc,
+                )
+            }
+        }
+        SqlType::Time(_) => {
+            let text = v.to_string_lossy().unwrap_or_default();
+            let t = kiln_types::temporal::parse_time(&text)
+                .map(|p| p.value)
+                .unwrap_or_default();
+            kw.datetime(
+                t.negative,
+                0,
+                0,
+                0,
+                t.hours as u32,
+                t.minute as u32,
+                t.second as u32,
+                t.micros,
+                nullable,
+                desc,
+            )
+        }
         SqlType::Enum { members, .. } => {
             let s = v.to_string_lossy().unwrap_or_default();
             let n = members

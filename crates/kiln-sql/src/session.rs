@@ -147,6 +147,14 @@ pub struct Session {
     pub(crate) explicit_trx: bool,
     pub(crate) consistent_snapshot: bool,
     pub(crate) savepoints: Vec<(String, u64)>,
+    /// SET TRANSACTION without a scope: for the next transaction only.
+    pub(crate) next_trx_isolation: Option<kiln_storage::trx::Isolation>,
+    pub(crate) next_trx_read_only: Option<bool>,
+    /// A statement began: the next data access marks a statement boundary in the
+    /// transaction (READ COMMITTED takes a fresh view).
+    pub(crate) statement_pending: bool,
+    /// The transaction is lent to a running read (a nested read must not begin another).
+    pub(crate) trx_lent: bool,
 }
 
 impl Session {
@@ -185,6 +193,10 @@ impl Session {
             explicit_trx: false,
             consistent_snapshot: false,
             savepoints: Vec::new(),
+            next_trx_isolation: None,
+            next_trx_read_only: None,
+            statement_pending: false,
+            trx_lent: false,
         }
     }
 
@@ -287,6 +299,7 @@ impl Session {
             self.diagnostics_total = 0;
         }
         self.statement_time_micros = kiln_common::time::unix_micros_now();
+        self.statement_pending = true;
         if self.interrupt.load(Ordering::Relaxed) == INTERRUPT_QUERY {
             self.interrupt.store(INTERRUPT_NONE, Ordering::Relaxed);
         }
@@ -514,10 +527,12 @@ impl Session {
         }
         let mut row = Vec::with_capacity(s.items.len());
         for item in &s.items {
-            row.push(eval(&item.expr, self)?);
+            let e = crate::exec::select::run_subqueries(self, &item.expr)?;
+            row.push(eval(&e, self)?);
         }
         let mut keep = true;
         if let Some(f) = &s.filter {
+            let f = &crate::exec::select::run_subqueries(self, f)?;
             keep = eval(f, self)?.to_bool() == Some(true);
         }
         if let Some(l) = &s.limit
@@ -656,8 +671,23 @@ impl Session {
         if scope == VarScope::Default && self.in_transaction {
             return Err(ErrorKind::ER_CANT_CHANGE_TX_CHARACTERISTICS.into());
         }
-        // Without a scope keyword MySQL applies the setting to the next transaction only;
-        // until transactions exist the session value stands in for it.
+        if scope == VarScope::Default {
+            // Without a scope keyword MySQL applies the setting to the next
+            // transaction only.
+            if let Some(level) = isolation {
+                let up = level.to_ascii_uppercase().replace(' ', "-");
+                self.next_trx_isolation = Some(match up.as_str() {
+                    "READ-UNCOMMITTED" => kiln_storage::trx::Isolation::ReadUncommitted,
+                    "READ-COMMITTED" => kiln_storage::trx::Isolation::ReadCommitted,
+                    "SERIALIZABLE" => kiln_storage::trx::Isolation::Serializable,
+                    _ => kiln_storage::trx::Isolation::RepeatableRead,
+                });
+            }
+            if let Some(a) = access {
+                self.next_trx_read_only = Some(matches!(a, TxAccess::ReadOnly));
+            }
+            return Ok(Outcome::ok());
+        }
         let scope = if scope == VarScope::Global {
             VarScope::Global
         } else {

@@ -104,9 +104,14 @@ impl Session {
             self.trx_session = Some(dict.te.session().map_err(trx_error)?);
         }
         let autocommit_stmt = !self.explicit_trx && self.autocommit();
+        let isolation = self
+            .next_trx_isolation
+            .take()
+            .unwrap_or_else(|| self.isolation());
+        let read_only = self.next_trx_read_only.take().unwrap_or(false) || self.tx_read_only;
         let opts = TrxOptions {
-            isolation: self.isolation(),
-            read_only: self.tx_read_only,
+            isolation,
+            read_only,
             autocommit: autocommit_stmt,
             consistent_snapshot: self.consistent_snapshot,
             lock_wait_timeout: self.lock_wait_timeout(),
@@ -127,11 +132,26 @@ impl Session {
         &mut self,
         f: impl FnOnce(&mut Session, &mut Trx) -> Result<T>,
     ) -> Result<T> {
+        if self.trx_lent {
+            return Err(KilnError::new(
+                ErrorKind::ER_NOT_SUPPORTED_YET,
+                &[&"a subquery that reads tables while an outer scan is running"],
+            ));
+        }
         let mut trx = match self.trx.take() {
             Some(t) => t,
-            None => self.begin_trx()?,
+            None => {
+                self.statement_pending = false;
+                self.begin_trx()?
+            }
         };
+        if self.statement_pending {
+            self.statement_pending = false;
+            trx.statement_start();
+        }
+        self.trx_lent = true;
         let r = f(self, &mut trx);
+        self.trx_lent = false;
         if trx.is_done() {
             // Rolled back by a deadlock (or a timeout with rollback_on_timeout).
             self.in_transaction = false;
@@ -211,7 +231,16 @@ impl Session {
 
     pub(crate) fn rollback_current(&mut self) -> Result<()> {
         let r = match self.trx.take() {
-            Some(t) => t.rollback().map_err(trx_error),
+            Some(t) => {
+                let r = t.rollback().map_err(trx_error);
+                // Auto-increment values the transaction took are in the redo log:
+                // make them durable, so a crash now cannot hand them out again.
+                if let Ok(d) = self.dict() {
+                    let lsn = d.engine.log().current_lsn();
+                    d.engine.sync_to(lsn).map_err(crate::dict::storage_error)?;
+                }
+                r
+            }
             None => Ok(()),
         };
         self.end_transaction(false);
@@ -274,6 +303,22 @@ impl Session {
         };
         self.savepoints.truncate(pos);
         Ok(Outcome::ok())
+    }
+
+    /// In strict mode with ERROR_FOR_DIVISION_BY_ZERO, a division by zero while
+    /// computing values to store (diagnostics after `since`) is error 1365.
+    pub(crate) fn check_division_by_zero(&self, since: usize, strict: bool) -> Result<()> {
+        if strict
+            && self.sql_mode_has("ERROR_FOR_DIVISION_BY_ZERO")
+            && self
+                .diagnostics()
+                .iter()
+                .skip(since)
+                .any(|d| d.code == 1365)
+        {
+            return Err(ErrorKind::ER_DIVISION_BY_ZERO.into());
+        }
+        Ok(())
     }
 
     pub(crate) fn persist_auto_inc(&self, h: &TableHandle, next: u64) -> Result<()> {

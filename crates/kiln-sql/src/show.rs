@@ -19,7 +19,11 @@ pub fn show(
 ) -> Result<Outcome> {
     let global = scope == VarScope::Global;
     let table_show = if s.dict.is_some() {
-        crate::exec::show::show(s, kind)?
+        let like = match filter {
+            Some(ShowFilter::Like(p)) => Some(p.as_str()),
+            _ => None,
+        };
+        crate::exec::show::show(s, kind, like)?
     } else {
         None
     };

@@ -480,7 +480,13 @@ pub fn store(
                     _ => s.chars().skip(cut_to).all(|c| c == ' '),
                 };
                 if !rest_is_spaces {
-                    problem(ErrorKind::ER_DATA_TOO_LONG, &[&column, &mode.row])?;
+                    // Strict: 1406; otherwise MySQL warns 1265 "Data truncated".
+                    let kind = if mode.strict {
+                        ErrorKind::ER_DATA_TOO_LONG
+                    } else {
+                        ErrorKind::ER_WARN_DATA_TRUNCATED
+                    };
+                    problem(kind, &[&column, &mode.row])?;
                 }
                 s = match ty {
                     SqlType::Text { .. } => {

@@ -65,6 +65,22 @@ pub fn column(c: &ColumnInfo) -> Column {
     if c.kind == ColumnKind::Blob {
         flags |= colflag::BLOB;
     }
+    let k = &c.key;
+    for (on, bit) in [
+        (k.primary, colflag::PRI_KEY),
+        (k.unique, colflag::UNIQUE_KEY),
+        (k.multiple, colflag::MULTIPLE_KEY),
+        (k.auto_increment, colflag::AUTO_INCREMENT),
+        (k.zerofill, colflag::ZEROFILL),
+        (k.no_default, colflag::NO_DEFAULT_VALUE),
+        (k.on_update_now, colflag::ON_UPDATE_NOW),
+        (k.is_enum, colflag::ENUM),
+        (k.is_set, colflag::SET),
+    ] {
+        if on {
+            flags |= bit;
+        }
+    }
     let (collation_id, length) = if c.binary || c.kind == ColumnKind::Null {
         (charset::BINARY, c.length_chars)
     } else {

@@ -372,12 +372,47 @@ pub fn plan(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result<Access
     if ranges.is_empty() {
         return Ok(Access::Empty);
     }
-    ranges.sort_by(|a, b| bound_cmp(&a.0, &b.0));
+    let ranges = merge_ranges(ranges);
     Ok(Access::Index {
         index,
         ranges,
         point,
     })
+}
+
+/// Sorts ranges and merges the ones that overlap, so no row is read twice
+/// (`id IN (1, 1)`, `k BETWEEN 1 AND 10 OR k BETWEEN 5 AND 15`). Every range here is
+/// [lo, hi): lo Included or Unbounded, hi Excluded or Unbounded.
+fn merge_ranges(mut ranges: Vec<KeyRange>) -> Vec<KeyRange> {
+    ranges.sort_by(|a, b| bound_cmp(&a.0, &b.0));
+    let mut out: Vec<KeyRange> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        if let Some(last) = out.last_mut() {
+            let overlaps = match (&last.1, &r.0) {
+                (Bound::Unbounded, _) | (_, Bound::Unbounded) => true,
+                // Strictly overlapping only: touching ranges read no row twice, and
+                // point ranges must stay points.
+                (Bound::Excluded(hi), Bound::Included(lo) | Bound::Excluded(lo)) => lo < hi,
+                (Bound::Included(hi), Bound::Included(lo) | Bound::Excluded(lo)) => lo <= hi,
+            };
+            if overlaps {
+                let extend = match (&last.1, &r.1) {
+                    (Bound::Unbounded, _) => false,
+                    (_, Bound::Unbounded) => true,
+                    (
+                        Bound::Excluded(a) | Bound::Included(a),
+                        Bound::Excluded(b) | Bound::Included(b),
+                    ) => b > a,
+                };
+                if extend {
+                    last.1 = r.1;
+                }
+                continue;
+            }
+        }
+        out.push(r);
+    }
+    out
 }
 
 fn bound_cmp(a: &Bound<Vec<u8>>, b: &Bound<Vec<u8>>) -> std::cmp::Ordering {

@@ -411,7 +411,11 @@ fn finish_indexes(columns: &[ColumnDef], mut indexes: Vec<IndexDef>) -> Result<V
         IndexKindDef::Key => 2,
         IndexKindDef::Fulltext => 3,
     };
-    indexes.retain(|i| i.kind != IndexKindDef::RowId);
+    // The hidden row-id index keeps its tree id while there is no primary key.
+    let row_id = indexes
+        .iter()
+        .position(|i| i.kind == IndexKindDef::RowId)
+        .map(|i| indexes.remove(i));
     indexes.sort_by_key(|i| rank(i.kind));
     if indexes
         .iter()
@@ -427,14 +431,14 @@ fn finish_indexes(columns: &[ColumnDef], mut indexes: Vec<IndexDef>) -> Result<V
     {
         indexes.insert(
             0,
-            IndexDef {
+            row_id.unwrap_or(IndexDef {
                 name: "GEN_CLUST_INDEX".into(),
                 id: 0,
                 kind: IndexKindDef::RowId,
                 parts: Vec::new(),
                 invisible: false,
                 comment: None,
-            },
+            }),
         );
     }
     let autos: Vec<usize> = (0..columns.len())
@@ -591,6 +595,18 @@ pub fn create_table(sess: &mut Session, ct: &CreateTable) -> Result<Outcome> {
         }
     }
     for spec in &ct.indexes {
+        if spec.kind == IndexKind::Primary {
+            // A column declared NULL cannot be part of the primary key (1171).
+            for p in &spec.parts {
+                if ct
+                    .columns
+                    .iter()
+                    .any(|c| c.name.eq_ignore_ascii_case(&p.column) && c.nullable == Some(true))
+                {
+                    return Err(ErrorKind::ER_PRIMARY_CANT_HAVE_NULL.into());
+                }
+            }
+        }
         add_index(&mut columns, &mut indexes, spec)?;
     }
     for spec in &ct.columns {
@@ -1008,14 +1024,27 @@ pub fn alter(sess: &mut Session, name: &TableName, ops: &[AlterOp]) -> Result<Ou
     }
     let strict = sess.strict_mode();
     let auto_next = h.auto_inc_peek();
+    let mut copied = 0u64;
     sess.dict()?.replace_table(
         &schema,
         &name.name,
         rebuild,
         |_| Ok(def.clone()),
-        |trx, oldh, newh| copy_rows(trx, oldh, newh, &source, strict, auto_next),
+        |trx, oldh, newh| {
+            copied = copy_rows(trx, oldh, newh, &source, strict, auto_next)?;
+            Ok(())
+        },
     )?;
-    Ok(Outcome::ok())
+    // Reported as MySQL 8.0 reports its in-place ALTERs: no records "copied".
+    let _ = copied;
+    Ok(Outcome::Ok {
+        affected_rows: 0,
+        last_insert_id: 0,
+        info: format!(
+            "Records: 0  Duplicates: 0  Warnings: {}",
+            sess.warning_count()
+        ),
+    })
 }
 
 fn moved(col: usize, from: usize, to: usize) -> usize {
@@ -1063,7 +1092,7 @@ fn copy_rows(
     source: &[Option<usize>],
     strict: bool,
     auto_next: u64,
-) -> Result<()> {
+) -> Result<u64> {
     let rows: Vec<(Vec<u8>, Vec<u8>)> = trx
         .scan(
             &old.storage.clustered,
@@ -1119,13 +1148,7 @@ fn copy_rows(
         match trx.table_insert(&new.storage, &pk, &b) {
             Ok(()) => {}
             Err(kiln_storage::trx::TrxError::DuplicateKey) => {
-                return Err(KilnError::new(
-                    ErrorKind::ER_DUP_ENTRY,
-                    &[
-                        &"?",
-                        &format!("{}.{}", new.def.name, new.def.indexes[0].name),
-                    ],
-                ));
+                return Err(super::dml::duplicate_error_for(trx, new, &row, &pk));
             }
             Err(e) => return Err(trx_error(e)),
         }
@@ -1133,7 +1156,7 @@ fn copy_rows(
     new.auto_inc_at_least(auto_next);
     new.rows_estimate
         .store(rows.len() as i64, std::sync::atomic::Ordering::Relaxed);
-    Ok(())
+    Ok(rows.len() as u64)
 }
 
 pub fn create_index(sess: &mut Session, table: &TableName, spec: &IndexSpec) -> Result<Outcome> {

@@ -84,6 +84,26 @@ fn default_of(sess: &mut Session, h: &TableHandle, col: usize, strict: bool) -> 
     }
 }
 
+/// Replaces `DEFAULT(col)` calls with the column's default value.
+fn default_functions(sess: &mut Session, h: &TableHandle, e: &Expr) -> Result<Expr> {
+    let strict = sess.strict_mode();
+    super::bind::rewrite(e, &mut |x| match x {
+        Expr::Func { name, args } if name == "default" => match args.as_slice() {
+            [Expr::Column { name, .. }] => {
+                let col = h.def.column_index(name).ok_or_else(|| {
+                    KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&name, &"field list"])
+                })?;
+                Ok(Some(Expr::Literal(default_of(sess, h, col, strict)?)))
+            }
+            _ => Err(KilnError::new(
+                ErrorKind::ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT,
+                &[&"DEFAULT"],
+            )),
+        },
+        _ => Ok(None),
+    })
+}
+
 /// Converts a full row of values to the columns' types and checks NOT NULL.
 fn convert_row(
     sess: &mut Session,
@@ -146,7 +166,19 @@ fn find_conflict(
     row: &[Value],
     pk: &[u8],
 ) -> Result<Option<Conflict>> {
+    find_conflict_except(trx, h, row, pk, None)
+}
+
+/// `find_conflict`, where the row `own` (the row an UPDATE changes) is no conflict.
+fn find_conflict_except(
+    trx: &mut Trx,
+    h: &TableHandle,
+    row: &[Value],
+    pk: &[u8],
+    own: Option<&[u8]>,
+) -> Result<Option<Conflict>> {
     if h.def.indexes[0].kind == IndexKindDef::Primary
+        && own != Some(pk)
         && let Some(existing) = trx
             .read(&h.storage.clustered, pk, ReadMode::Update(trx.wait()))
             .map_err(trx_error)?
@@ -169,11 +201,29 @@ fn find_conflict(
                 trx.wait(),
             )
             .map_err(trx_error)?;
-        if let Some((opk, orow)) = found.into_iter().find(|(opk, _)| opk != pk) {
+        if let Some((opk, orow)) = found
+            .into_iter()
+            .find(|(opk, _)| opk != pk && Some(opk.as_slice()) != own)
+        {
             return Ok(Some((i, opk, h.shape.decode(&orow))));
         }
     }
     Ok(None)
+}
+
+/// The 1062 for a row whose insert failed as a duplicate: names the index it clashes
+/// with (ALTER TABLE's copy).
+pub(crate) fn duplicate_error_for(
+    trx: &mut Trx,
+    h: &TableHandle,
+    row: &[Value],
+    pk: &[u8],
+) -> KilnError {
+    let index = match find_conflict(trx, h, row, pk) {
+        Ok(Some((i, _, _))) => i,
+        _ => 0,
+    };
+    duplicate_error(h, index, row)
 }
 
 /// MySQL's 1062 for a row that duplicates index `index`.
@@ -218,11 +268,17 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
         }
     }
     // The rows, as expressions per column (None = DEFAULT).
+    let diag_before = sess.diagnostics().len();
     let rows: Vec<Vec<Option<Value>>> = match &ins.source {
         InsertSource::Values(rows) => {
             let mut out = Vec::with_capacity(rows.len());
             for (n, r) in rows.iter().enumerate() {
-                if r.len() != cols.len() && !(r.is_empty() && cols.is_empty()) {
+                if r.is_empty() {
+                    // `VALUES ()`: every column takes its default.
+                    out.push(vec![None; cols.len()]);
+                    continue;
+                }
+                if r.len() != cols.len() {
                     return Err(KilnError::new(
                         ErrorKind::ER_WRONG_VALUE_COUNT_ON_ROW,
                         &[&(n + 1)],
@@ -233,6 +289,7 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                     vals.push(match e {
                         Some(e) => {
                             let e = run_subqueries(sess, e)?;
+                            let e = default_functions(sess, &h, &e)?;
                             Some(eval(&e, sess)?)
                         }
                         None => None,
@@ -253,7 +310,10 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                 }
                 cols.push(i);
                 vals.push(match e {
-                    Some(e) => Some(eval(e, sess)?),
+                    Some(e) => {
+                        let e = default_functions(sess, &h, e)?;
+                        Some(eval(&e, sess)?)
+                    }
                     None => None,
                 });
             }
@@ -275,6 +335,9 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
     };
     let multi = rows.len() > 1 || matches!(ins.source, InsertSource::Select(_));
     let strict = sess.strict_mode() && !ins.ignore;
+    if !matches!(ins.source, InsertSource::Select(_)) {
+        sess.check_division_by_zero(diag_before, strict)?;
+    }
     let no_auto_on_zero = sess.sql_mode_has("NO_AUTO_VALUE_ON_ZERO");
     let scope = scope_of(&h, &h.def.name);
     let on_dup: Vec<(usize, Expr)> = ins
@@ -295,6 +358,10 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
     sess.with_statement(|sess| {
         sess.with_trx(|sess, trx| {
             let (mut affected, mut dups) = (0u64, 0u64);
+            let records = rows.len();
+            // The id the OK packet reports when none was generated: the last explicit
+            // value stored into the AUTO_INCREMENT column (mysql_insert_id()).
+            let mut explicit_id: Option<u64> = None;
             let mut first_auto: Option<u64> = None;
             for (n, given) in rows.into_iter().enumerate() {
                 let row_no = n as u64 + 1;
@@ -337,6 +404,9 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                         h.auto_inc_at_least(explicit.saturating_add(1));
                         sess.persist_auto_inc(&h, explicit.saturating_add(1))?;
                     }
+                    if first_auto.is_none() {
+                        explicit_id = Some(explicit);
+                    }
                 }
                 let pk = primary_key(&h, &row);
                 let bytes = encode(&h, &row);
@@ -355,6 +425,7 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                                 &[&"", &"PRIMARY"],
                             ));
                         };
+                        dups += 1;
                         if ins.replace {
                             // Delete the conflicting rows, then insert (maybe more than one
                             // conflicts: repeat).
@@ -390,6 +461,7 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                                 let mut re = RowEnv {
                                     inner: &mut *sess,
                                     row: &ctx,
+                                    scope: None,
                                 };
                                 newrow[*c] = eval(e, &mut re)?;
                             }
@@ -407,7 +479,6 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                                 sess.set_last_insert_id_for_dup(id as u64);
                             }
                         } else if ins.ignore {
-                            dups += 1;
                             let e = duplicate_error(&h, index, &row);
                             sess.warn(Level::Warning, e.code, e.message);
                         } else {
@@ -422,14 +493,7 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
             }
             let info = if multi {
                 format!(
-                    "Records: {}  Duplicates: {}  Warnings: {}",
-                    affected.max(dups)
-                        + if ins.replace || !on_dup.is_empty() {
-                            0
-                        } else {
-                            dups
-                        },
-                    dups,
+                    "Records: {records}  Duplicates: {dups}  Warnings: {}",
                     sess.warning_count()
                 )
             } else {
@@ -437,7 +501,7 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
             };
             Ok(Outcome::Ok {
                 affected_rows: affected,
-                last_insert_id: first_auto.unwrap_or(0),
+                last_insert_id: first_auto.or(explicit_id).unwrap_or(0),
                 info,
             })
         })
@@ -505,7 +569,7 @@ fn apply_update(trx: &mut Trx, h: &TableHandle, pk: &[u8], newrow: &[Value]) -> 
     match res {
         Ok(()) => Ok(()),
         Err(TrxError::DuplicateKey) => {
-            let index = match find_conflict(trx, h, newrow, &newpk)? {
+            let index = match find_conflict_except(trx, h, newrow, &newpk, Some(pk))? {
                 Some((i, _, _)) => i,
                 None => 0,
             };
@@ -541,6 +605,7 @@ fn target_rows(
     let (keys, rows) = read_table(
         sess,
         h,
+        Some(scope),
         bound.as_ref(),
         Lock::Exclusive(super::access::LockWait::Default),
         false,
@@ -557,6 +622,7 @@ fn target_rows(
             let mut re = RowEnv {
                 inner: &mut *sess,
                 row: &row,
+                scope: None,
             };
             let mut k = Vec::with_capacity(order.len());
             for (e, _) in &order {
@@ -585,6 +651,51 @@ fn target_rows(
         out.truncate(l);
     }
     Ok(out)
+}
+
+/// 1093: a subquery of an UPDATE/DELETE must not read the table being changed.
+fn check_target_not_in_subqueries(
+    sess: &Session,
+    h: &TableHandle,
+    exprs: &[Option<&Expr>],
+) -> Result<()> {
+    fn names(sel: &Select, out: &mut Vec<TableName>) {
+        fn item(f: &FromItem, out: &mut Vec<TableName>) {
+            match f {
+                FromItem::Table { name, .. } => out.push(name.clone()),
+                FromItem::Derived { select, .. } => names(select, out),
+                FromItem::Join { left, right, .. } => {
+                    item(left, out);
+                    item(right, out);
+                }
+            }
+        }
+        for f in &sel.from {
+            item(f, out);
+        }
+        if let Some((_, next)) = &sel.union {
+            names(next, out);
+        }
+    }
+    let mut tables = Vec::new();
+    for e in exprs.iter().flatten() {
+        super::bind::visit(e, &mut |x| match x {
+            Expr::Subquery(s) | Expr::Exists(s) | Expr::InSubquery { select: s, .. } => {
+                names(s, &mut tables)
+            }
+            _ => {}
+        });
+    }
+    for t in tables {
+        let schema = t.schema.as_deref().or(sess.database.as_deref());
+        if t.name == h.def.name && schema == Some(h.def.schema.as_str()) {
+            return Err(KilnError::new(
+                ErrorKind::ER_UPDATE_TABLE_USED,
+                &[&h.def.name],
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn single_table(from: &[FromItem]) -> Result<(&TableName, Option<&String>)> {
@@ -618,11 +729,18 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             .column_index(c)
             .ok_or_else(|| KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&c, &"field list"]))?;
         let e = match e {
-            Some(e) => Some(bind(&run_subqueries(sess, e)?, &scope, "field list")?),
+            Some(e) => {
+                let e = run_subqueries(sess, e)?;
+                let e = default_functions(sess, &h, &e)?;
+                Some(bind(&e, &scope, "field list")?)
+            }
             None => None,
         };
         sets.push((i, e));
     }
+    let mut exprs: Vec<Option<&Expr>> = vec![u.filter.as_ref()];
+    exprs.extend(u.sets.iter().map(|(_, _, e)| e.as_ref()));
+    check_target_not_in_subqueries(sess, &h, &exprs)?;
     let strict = sess.strict_mode() && !u.ignore;
     let found_rows = sess.client_found_rows;
     sess.with_statement(|sess| {
@@ -645,6 +763,7 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
                         let mut re = RowEnv {
                             inner: &mut *sess,
                             row: &new,
+                            scope: None,
                         };
                         eval(e, &mut re)?
                     }
@@ -652,6 +771,7 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
                 };
                 assigned[*c] = true;
             }
+            sess.check_division_by_zero(0, strict)?;
             convert_row(sess, &h, &mut new, strict, n as u64 + 1)?;
             if new.iter().zip(&old).all(|(a, b)| same_value(a, b)) {
                 continue;
@@ -663,6 +783,15 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             }
             sess.with_trx(|_, trx| apply_update(trx, &h, &pk, &new))?;
             changed += 1;
+            if let Some(ac) = h.auto_increment_column()
+                && let Some(v) = new[ac].to_i64()
+                && v >= 0
+                && v as u64 >= h.auto_inc_peek()
+            {
+                // MySQL 8: an UPDATE to a larger value moves the counter above it.
+                h.auto_inc_at_least(v as u64 + 1);
+                sess.persist_auto_inc(&h, v as u64 + 1)?;
+            }
         }
         sess.rows_changed(&h, "updated", changed);
         Ok(Outcome::Ok {
@@ -687,6 +816,7 @@ pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {
     let h = resolve_table(sess, name)?;
     let alias = alias.cloned().unwrap_or_else(|| h.def.name.clone());
     let scope = scope_of(&h, &alias);
+    check_target_not_in_subqueries(sess, &h, &[d.filter.as_ref()])?;
     sess.with_statement(|sess| {
         let rows = target_rows(
             sess,

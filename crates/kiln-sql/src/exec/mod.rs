@@ -8,6 +8,7 @@
 pub mod access;
 pub mod agg;
 pub mod bind;
+pub mod correlate;
 pub mod ddl;
 pub mod dml;
 pub mod select;
@@ -22,8 +23,10 @@ use crate::value::Value;
 /// Evaluation environment for one row: slots come from `row`, everything else from
 /// the session.
 pub struct RowEnv<'a> {
-    pub inner: &'a mut dyn Env,
+    pub inner: &'a mut crate::session::Session,
     pub row: &'a [Value],
+    /// Names of the row's slots, for correlated subqueries (None: none may appear).
+    pub scope: Option<&'a bind::Scope>,
 }
 
 impl Env for RowEnv<'_> {
@@ -83,5 +86,15 @@ impl Env for RowEnv<'_> {
     }
     fn div_precision_increment(&self) -> u32 {
         self.inner.div_precision_increment()
+    }
+    fn subquery(&mut self, sel: &crate::ast::Select) -> Result<crate::result::Rows> {
+        let Some(scope) = self.scope else {
+            return Err(kiln_common::KilnError::new(
+                kiln_common::ErrorKind::ER_NOT_SUPPORTED_YET,
+                &[&"correlated subqueries here"],
+            ));
+        };
+        let bound = correlate::substitute(self.inner, sel, scope, self.row)?;
+        select::run(self.inner, &bound)
     }
 }

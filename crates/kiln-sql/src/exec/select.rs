@@ -69,7 +69,9 @@ fn lock_of(s: &Select) -> Lock {
 pub fn run_subqueries(sess: &mut Session, e: &Expr) -> Result<Expr> {
     bind::rewrite(e, &mut |x| match x {
         Expr::Subquery(sel) => {
-            let rows = run(sess, sel).map_err(correlated)?;
+            let Some(rows) = uncorrelated(run(sess, sel))? else {
+                return Ok(None);
+            };
             if rows.columns.len() != 1 {
                 return Err(KilnError::new(ErrorKind::ER_OPERAND_COLUMNS, &[&1]));
             }
@@ -84,7 +86,9 @@ pub fn run_subqueries(sess: &mut Session, e: &Expr) -> Result<Expr> {
             )))
         }
         Expr::Exists(sel) => {
-            let rows = run(sess, sel).map_err(correlated)?;
+            let Some(rows) = uncorrelated(run(sess, sel))? else {
+                return Ok(None);
+            };
             Ok(Some(bind::literal(Value::Int(i64::from(
                 !rows.rows.is_empty(),
             )))))
@@ -94,7 +98,9 @@ pub fn run_subqueries(sess: &mut Session, e: &Expr) -> Result<Expr> {
             select,
             negated,
         } => {
-            let rows = run(sess, select).map_err(correlated)?;
+            let Some(rows) = uncorrelated(run(sess, select))? else {
+                return Ok(None);
+            };
             if rows.columns.len() != 1 {
                 return Err(KilnError::new(ErrorKind::ER_OPERAND_COLUMNS, &[&1]));
             }
@@ -117,11 +123,14 @@ pub fn run_subqueries(sess: &mut Session, e: &Expr) -> Result<Expr> {
     })
 }
 
-fn correlated(e: KilnError) -> KilnError {
-    if e.code == ErrorKind::ER_BAD_FIELD_ERROR.code() {
-        KilnError::new(ErrorKind::ER_NOT_SUPPORTED_YET, &[&"correlated subqueries"])
-    } else {
-        e
+/// The result of running a subquery alone: None if it names columns it does not have
+/// (a correlated subquery: it runs per outer row instead, and an unknown column is
+/// reported then).
+fn uncorrelated(r: Result<Rows>) -> Result<Option<Rows>> {
+    match r {
+        Ok(rows) => Ok(Some(rows)),
+        Err(e) if e.code == ErrorKind::ER_BAD_FIELD_ERROR.code() => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
@@ -155,6 +164,7 @@ fn table_scope(h: &TableHandle, alias: &str) -> Vec<ScopeColumn> {
 pub fn read_table(
     sess: &mut Session,
     h: &Arc<TableHandle>,
+    scope: Option<&Scope>,
     filter: Option<&Expr>,
     lock: Lock,
     descending: bool,
@@ -162,6 +172,14 @@ pub fn read_table(
 ) -> Result<KeyedRows> {
     let conj: Vec<&Expr> = filter.map(conjuncts).unwrap_or_default();
     let acc = access::plan(h, &conj, sess)?;
+    // A filter with a correlated subquery reads tables itself: it runs after the scan
+    // (the transaction cannot serve two reads at once).
+    let (inline, after) = match filter {
+        Some(f) if has_subquery(f) => (None, Some(f)),
+        f => (f, None),
+    };
+    let limit = if after.is_some() { None } else { limit };
+    let filter = inline;
     sess.note_access(&acc);
     let mut keys = Vec::new();
     let mut rows = Vec::new();
@@ -179,6 +197,7 @@ pub fn read_table(
                 let mut re = RowEnv {
                     inner: &mut *env,
                     row: &row,
+                    scope,
                 };
                 if eval(f, &mut re)?.to_bool() != Some(true) {
                     return Ok(true);
@@ -196,7 +215,127 @@ pub fn read_table(
         })
     })?;
     sess.rows_read(h, rows.len() as u64);
+    if let Some(f) = after {
+        let (mut k2, mut r2) = (Vec::new(), Vec::new());
+        for (k, r) in keys.into_iter().zip(rows) {
+            let mut re = RowEnv {
+                inner: sess,
+                row: &r,
+                scope,
+            };
+            if eval(f, &mut re)?.to_bool() == Some(true) {
+                k2.push(k);
+                r2.push(r);
+            }
+        }
+        return Ok((k2, r2));
+    }
     Ok((keys, rows))
+}
+
+/// ONLY_FULL_GROUP_BY: every column a grouped select list uses outside aggregates must
+/// be grouped, or be functionally dependent on the grouped columns (here: its table's
+/// primary key is grouped). 1055 with GROUP BY, 1140 without.
+fn check_full_group_by(
+    items: &[(Expr, String)],
+    group_by: &[Expr],
+    scope: &Scope,
+    tables: &[SourceTable],
+    width: usize,
+) -> Result<()> {
+    let grouped: Vec<usize> = group_by
+        .iter()
+        .filter_map(|g| match g {
+            Expr::Slot(i) => Some(*i),
+            _ => None,
+        })
+        .collect();
+    let dependent = |slot: usize| -> bool {
+        tables.iter().any(|t| {
+            let n = t.handle.def.columns.len();
+            slot >= t.offset
+                && slot < t.offset + n
+                && t.handle.def.has_primary_key()
+                && t.handle.def.indexes[0]
+                    .parts
+                    .iter()
+                    .all(|p| grouped.contains(&(t.offset + p.column)))
+        })
+    };
+    for (n, (e, _)) in items.iter().enumerate() {
+        if group_by.contains(e) {
+            continue;
+        }
+        let mut bad = None;
+        bind::visit(e, &mut |x| {
+            if let Expr::Slot(i) = x
+                && *i < width
+                && !grouped.contains(i)
+                && !dependent(*i)
+                && bad.is_none()
+            {
+                bad = Some(*i);
+            }
+        });
+        if let Some(i) = bad {
+            let c = &scope.columns[i];
+            let schema = tables
+                .iter()
+                .find(|t| t.alias == c.table)
+                .map(|t| t.handle.def.schema.clone());
+            let full = match schema {
+                Some(s) => format!("{s}.{}.{}", c.table, c.name),
+                None => format!("{}.{}", c.table, c.name),
+            };
+            let pos = (n + 1) as u64;
+            return Err(if group_by.is_empty() {
+                KilnError::new(ErrorKind::ER_MIX_OF_GROUP_FUNC_AND_FIELDS, &[&pos, &full])
+            } else {
+                KilnError::new(
+                    ErrorKind::ER_WRONG_FIELD_WITH_GROUP,
+                    &[&pos, &"SELECT list", &full],
+                )
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Two FROM items with the same name or alias: 1066.
+fn check_unique_aliases(from: &[FromItem]) -> Result<()> {
+    fn collect<'a>(item: &'a FromItem, out: &mut Vec<&'a str>) {
+        match item {
+            FromItem::Table { name, alias } => out.push(alias.as_deref().unwrap_or(&name.name)),
+            FromItem::Derived { alias, .. } => out.push(alias),
+            FromItem::Join { left, right, .. } => {
+                collect(left, out);
+                collect(right, out);
+            }
+        }
+    }
+    let mut names = Vec::new();
+    for f in from {
+        collect(f, &mut names);
+    }
+    for (i, n) in names.iter().enumerate() {
+        if names[..i].contains(n) {
+            return Err(KilnError::new(ErrorKind::ER_NONUNIQ_TABLE, &[n]));
+        }
+    }
+    Ok(())
+}
+
+fn has_subquery(e: &Expr) -> bool {
+    let mut found = false;
+    bind::visit(e, &mut |x| {
+        if matches!(
+            x,
+            Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. }
+        ) {
+            found = true;
+        }
+    });
+    found
 }
 
 /// Builds the relation of a FROM clause, filtered by `filter` (unbound).
@@ -222,7 +361,7 @@ pub fn from_clause(
         {
             return Err(ErrorKind::ER_INVALID_GROUP_FUNC_USE.into());
         }
-        let (keys, rows) = read_table(sess, &h, bound.as_ref(), lock, false, None)?;
+        let (keys, rows) = read_table(sess, &h, Some(&scope), bound.as_ref(), lock, false, None)?;
         return Ok((
             Relation {
                 scope,
@@ -253,7 +392,7 @@ fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Result<Relati
         FromItem::Table { name, alias } => {
             let h = resolve_table(sess, name)?;
             let alias = alias.clone().unwrap_or_else(|| h.def.name.clone());
-            let (keys, rows) = read_table(sess, &h, None, lock, false, None)?;
+            let (keys, rows) = read_table(sess, &h, None, None, lock, false, None)?;
             Ok(Relation {
                 scope: Scope {
                     columns: table_scope(&h, &alias),
@@ -370,6 +509,7 @@ fn join(
                     let mut re = RowEnv {
                         inner: sess,
                         row: &row,
+                        scope: Some(&scope),
                     };
                     eval(c, &mut re)?.to_bool() == Some(true)
                 }
@@ -429,6 +569,55 @@ pub fn run(sess: &mut Session, s: &Select) -> Result<Rows> {
     if dedupe {
         distinct(&mut out.rows);
     }
+    if !s.union_order.is_empty() {
+        let mut keys = Vec::with_capacity(s.union_order.len());
+        for o in &s.union_order {
+            let i = match &o.expr {
+                Expr::Literal(Value::Int(n)) if *n >= 1 && (*n as usize) <= out.columns.len() => {
+                    *n as usize - 1
+                }
+                Expr::Column { name, .. } => out
+                    .columns
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(name))
+                    .ok_or_else(|| {
+                        KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&name, &"order clause"])
+                    })?,
+                _ => {
+                    return Err(KilnError::new(
+                        ErrorKind::ER_NOT_SUPPORTED_YET,
+                        &[&"expressions in a UNION's ORDER BY"],
+                    ));
+                }
+            };
+            keys.push((i, o.desc));
+        }
+        out.rows.sort_by(|a, b| {
+            for (i, desc) in &keys {
+                let o = order_cmp(&a[*i], &b[*i]);
+                let o = if *desc { o.reverse() } else { o };
+                if o != std::cmp::Ordering::Equal {
+                    return o;
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
+    }
+    if s.union_limit.is_some() || s.union_offset.is_some() {
+        let offset = match &s.union_offset {
+            Some(e) => limit_value(sess, e)?,
+            None => 0,
+        };
+        let limit = match &s.union_limit {
+            Some(e) => limit_value(sess, e)?,
+            None => u64::MAX,
+        };
+        out.rows = std::mem::take(&mut out.rows)
+            .into_iter()
+            .skip(offset.min(usize::MAX as u64) as usize)
+            .take(limit.min(usize::MAX as u64) as usize)
+            .collect();
+    }
     Ok(out)
 }
 
@@ -436,6 +625,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
     if s.from.is_empty() {
         return sess.select_without_tables(s);
     }
+    check_unique_aliases(&s.from)?;
     let filter = match &s.filter {
         Some(f) => Some(run_subqueries(sess, f)?),
         None => None,
@@ -454,6 +644,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             let mut re = RowEnv {
                 inner: sess,
                 row: &r,
+                scope: Some(&scope),
             };
             if eval(&b, &mut re)?.to_bool() == Some(true) {
                 kept.push(r);
@@ -598,7 +789,10 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             })?;
             having_b = Some(lift(&bind(&h, &scope, "having clause")?)?);
         }
-        rows = group(sess, rows, &group_by, &aggs, width)?;
+        if sess.sql_mode_has("ONLY_FULL_GROUP_BY") {
+            check_full_group_by(&items, &group_by, &scope, &rel.tables, width)?;
+        }
+        rows = group(sess, &scope, rows, &group_by, &aggs, width)?;
     } else if let Some(h) = &having {
         let h = bind::rewrite(h, &mut |x| match x {
             Expr::Column {
@@ -618,6 +812,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             let mut re = RowEnv {
                 inner: sess,
                 row: &r,
+                scope: Some(&scope),
             };
             if eval(h, &mut re)?.to_bool() == Some(true) {
                 kept.push(r);
@@ -631,6 +826,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         let mut re = RowEnv {
             inner: sess,
             row: r,
+            scope: Some(&scope),
         };
         let mut vals = Vec::with_capacity(items.len());
         for (e, _) in &items {
@@ -708,8 +904,7 @@ fn order_cmp(a: &Value, b: &Value) -> std::cmp::Ordering {
 }
 
 /// A hashable key for grouping and DISTINCT: equal under MySQL's comparison (strings
-/// case-folded, trailing spaces kept as the default NO PAD collation does, numbers by
-/// value).
+/// by their utf8mb4_0900_ai_ci weights, numbers by value).
 pub fn group_key(vals: &[Value]) -> Vec<u8> {
     let mut k = Vec::new();
     for v in vals {
@@ -730,11 +925,10 @@ pub fn group_key(vals: &[Value]) -> Vec<u8> {
             }
             Value::Str(s) => {
                 k.push(2);
-                for c in s.chars().flat_map(char::to_lowercase) {
-                    let mut b = [0u8; 4];
-                    k.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
-                }
-                k.push(0xFF);
+                let mut w = Vec::with_capacity(s.len() * 2);
+                crate::collate::Coll::DEFAULT.weights(s.as_bytes(), &mut w);
+                k.extend_from_slice(&(w.len() as u64).to_be_bytes());
+                k.extend_from_slice(&w);
             }
             Value::Bytes(b) => {
                 k.push(3);
@@ -755,6 +949,7 @@ fn distinct(rows: &mut Vec<Vec<Value>>) {
 /// group's first row followed by the aggregate results (slots `width..`).
 fn group(
     sess: &mut Session,
+    scope: &Scope,
     rows: Vec<Vec<Value>>,
     group_by: &[Expr],
     aggs: &[Expr],
@@ -767,6 +962,7 @@ fn group(
         let mut re = RowEnv {
             inner: sess,
             row: &r,
+            scope: Some(scope),
         };
         let mut key_vals = Vec::with_capacity(group_by.len());
         for g in group_by {
@@ -801,6 +997,37 @@ fn group(
         .collect())
 }
 
+/// Result-metadata flags of a table column (MySQL's PRI_KEY, UNIQUE_KEY, MULTIPLE_KEY,
+/// AUTO_INCREMENT ... bits).
+fn column_key(def: &crate::dict::TableDef, col: usize) -> crate::result::ColumnKey {
+    use crate::dict::IndexKindDef;
+    let c = &def.columns[col];
+    let mut k = crate::result::ColumnKey {
+        auto_increment: c.auto_increment,
+        zerofill: matches!(c.ty, crate::types::SqlType::Int { zerofill: true, .. }),
+        no_default: c.default.is_none() && !c.nullable && !c.auto_increment,
+        on_update_now: c.on_update_now,
+        is_enum: matches!(c.ty, crate::types::SqlType::Enum { .. }),
+        is_set: matches!(c.ty, crate::types::SqlType::Set { .. }),
+        ..Default::default()
+    };
+    for ix in &def.indexes {
+        match ix.kind {
+            IndexKindDef::Primary if ix.parts.iter().any(|p| p.column == col) => k.primary = true,
+            IndexKindDef::Unique if ix.parts.len() == 1 && ix.parts[0].column == col => {
+                k.unique = true
+            }
+            IndexKindDef::Key | IndexKindDef::Unique | IndexKindDef::Fulltext
+                if ix.parts.first().is_some_and(|p| p.column == col) =>
+            {
+                k.multiple = true
+            }
+            _ => {}
+        }
+    }
+    k
+}
+
 /// Result metadata of a select-list item: a plain column of a table keeps the
 /// column's type and names; anything else is derived from the values.
 fn column_info(
@@ -819,12 +1046,15 @@ fn column_info(
             .rev()
             .find(|t| *slot >= t.offset && *slot < t.offset + t.handle.def.columns.len())
     {
-        let c = &t.handle.def.columns[*slot - t.offset];
+        let col = *slot - t.offset;
+        let def = &t.handle.def;
+        let c = &def.columns[col];
         let mut info = c.ty.column_info(name);
         info.org_name = c.name.clone();
         info.table = t.alias.clone();
-        info.schema = t.handle.def.schema.clone();
+        info.schema = def.schema.clone();
         info.not_null = !c.nullable;
+        info.key = column_key(def, col);
         return info;
     }
     if rows.is_empty() {

@@ -35,7 +35,8 @@ fn schema_or_current(sess: &Session, db: Option<&String>) -> Result<String> {
     }
 }
 
-pub fn show(sess: &mut Session, kind: &ShowKind) -> Result<Option<Table>> {
+/// `like`: the LIKE pattern of SHOW TABLES (it appears in the column name).
+pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<Option<Table>> {
     Ok(Some(match kind {
         ShowKind::Databases => (
             vec![text("Database")],
@@ -50,7 +51,10 @@ pub fn show(sess: &mut Session, kind: &ShowKind) -> Result<Option<Table>> {
             if cat.database(&schema).is_none() {
                 return Err(KilnError::new(ErrorKind::ER_BAD_DB_ERROR, &[&schema]));
             }
-            let mut cols = vec![text(&format!("Tables_in_{schema}"))];
+            let mut cols = vec![text(&match like {
+                Some(p) => format!("Tables_in_{schema} ({p})"),
+                None => format!("Tables_in_{schema}"),
+            })];
             if *full {
                 cols.push(text("Table_type"));
             }

@@ -48,7 +48,7 @@ impl<'a> Parser<'a> {
                 let mut row = Vec::new();
                 if !self.eat_op(")") {
                     loop {
-                        if self.eat_kw("DEFAULT") {
+                        if self.bare_default() {
                             row.push(None);
                         } else {
                             row.push(Some(self.expr()?));
@@ -73,7 +73,7 @@ impl<'a> Parser<'a> {
             loop {
                 let c = self.column_name()?;
                 self.expect_op("=")?;
-                let v = if self.eat_kw("DEFAULT") {
+                let v = if self.bare_default() {
                     None
                 } else {
                     Some(self.expr()?)
@@ -129,6 +129,15 @@ impl<'a> Parser<'a> {
         }))
     }
 
+    /// `DEFAULT` as a value (not the function `DEFAULT(col)`): consumed if present.
+    fn bare_default(&mut self) -> bool {
+        if self.is_kw("DEFAULT") && !matches!(self.peek_at(1), Tok::Op("(")) {
+            self.bump();
+            return true;
+        }
+        false
+    }
+
     /// A column name, optionally qualified (`t.c`, `db.t.c`): the qualifier is dropped
     /// (single-table statements).
     fn column_name(&mut self) -> Result<String> {
@@ -159,7 +168,7 @@ impl<'a> Parser<'a> {
                 (None, first)
             };
             self.expect_op("=")?;
-            let v = if self.eat_kw("DEFAULT") {
+            let v = if self.bare_default() {
                 None
             } else {
                 Some(self.expr()?)

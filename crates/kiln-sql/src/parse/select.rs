@@ -9,27 +9,56 @@ pub const JOIN_TABLES_MAX: usize = 61;
 
 impl<'a> Parser<'a> {
     pub(super) fn select(&mut self) -> Result<Select> {
-        let mut s = self.select_core()?;
-        if self.eat_kw("UNION") {
+        let (mut s, _) = self.select_core()?;
+        if !self.is_kw("UNION") {
+            return Ok(s);
+        }
+        let mut chain: Vec<(bool, Select, bool)> = Vec::new();
+        while self.eat_kw("UNION") {
             let all = if self.eat_kw("ALL") {
                 true
             } else {
                 self.eat_kw("DISTINCT");
                 false
             };
-            let next = self.select()?;
-            s.union = Some((all, Box::new(next)));
+            let (next, parenthesized) = self.select_core()?;
+            chain.push((all, next, parenthesized));
         }
+        // A trailing ORDER BY / LIMIT belongs to the whole UNION: on a bare last
+        // SELECT it was parsed into that SELECT; after a parenthesized one it follows.
+        let last = chain.last_mut().expect("one UNION at least");
+        if last.2 {
+            if self.eat_kw("ORDER") {
+                self.expect_kw("BY")?;
+                s.union_order = self.order_list()?;
+            }
+            if self.eat_kw("LIMIT") {
+                let (l, o) = self.limit_clause()?;
+                s.union_limit = Some(l);
+                s.union_offset = o;
+            }
+        } else {
+            s.union_order = std::mem::take(&mut last.1.order_by);
+            s.union_limit = last.1.limit.take();
+            s.union_offset = last.1.offset.take();
+        }
+        let mut tail: Option<(bool, Box<Select>)> = None;
+        for (all, mut sel, _) in chain.into_iter().rev() {
+            sel.union = tail;
+            tail = Some((all, Box::new(sel)));
+        }
+        s.union = tail;
         Ok(s)
     }
 
-    fn select_core(&mut self) -> Result<Select> {
+    /// One SELECT (or a parenthesized query expression: the flag says which).
+    fn select_core(&mut self) -> Result<(Select, bool)> {
         if self.eat_op("(") {
             self.enter()?;
             let s = self.select()?;
             self.depth -= 1;
             self.expect_op(")")?;
-            return Ok(s);
+            return Ok((s, true));
         }
         self.expect_kw("SELECT")?;
         let mut s = Select::empty();
@@ -125,7 +154,7 @@ impl<'a> Parser<'a> {
             s.offset = offset;
         }
         s.lock = self.lock_clause()?;
-        Ok(s)
+        Ok((s, false))
     }
 
     /// `LIMIT n`, `LIMIT off, n`, `LIMIT n OFFSET off` → (limit, offset).

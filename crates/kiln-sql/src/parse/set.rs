@@ -50,22 +50,18 @@ impl<'a> Parser<'a> {
         let mut first = true;
         loop {
             let mut scope = default_scope;
+            let mut explicit = true;
             if self.eat_kw("GLOBAL") || self.eat_kw("PERSIST") {
                 scope = VarScope::Global;
             } else if self.eat_kw("SESSION") || self.eat_kw("LOCAL") {
                 scope = VarScope::Session;
+            } else {
+                explicit = false;
             }
             if first && self.is_kw("TRANSACTION") {
                 self.bump();
-                return self.set_transaction(if scope == VarScope::Global {
-                    VarScope::Global
-                } else if default_scope == scope
-                    && !matches!(self.toks[self.pos - 2].tok, Tok::Word(_))
-                {
-                    VarScope::Default
-                } else {
-                    scope
-                });
+                // No scope keyword: the next transaction only.
+                return self.set_transaction(if explicit { scope } else { VarScope::Default });
             }
             first = false;
             default_scope = scope;

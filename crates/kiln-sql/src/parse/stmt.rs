@@ -7,13 +7,13 @@ impl<'a> Parser<'a> {
     pub(super) fn statement(&mut self) -> Result<Stmt> {
         let Tok::Word(w) = self.peek().tok else {
             if self.is_op("(") {
-                return self.select().map(Stmt::Select);
+                return self.select().map(|s| Stmt::Select(Box::new(s)));
             }
             return Err(self.error());
         };
         let w = w.to_ascii_uppercase();
         match w.as_str() {
-            "SELECT" => self.select().map(Stmt::Select),
+            "SELECT" => self.select().map(|s| Stmt::Select(Box::new(s))),
             "DO" => {
                 self.bump();
                 Ok(Stmt::Do(self.expr_list()?))

@@ -390,8 +390,11 @@ impl TrxEngine {
     pub(crate) fn add_history(&self, csn: u64, trx: u64) {
         self.history.lock().push(Reverse((csn, trx)));
         let (m, cv) = &self.purge_wake;
-        *m.lock() = true;
-        cv.notify_one();
+        let mut woken = m.lock();
+        if !*woken {
+            *woken = true;
+            cv.notify_one();
+        }
     }
 
     /// How long a transaction about to write waits because purge lags

@@ -97,6 +97,10 @@ pub struct TrxSys {
     commits: Box<[CommitShard]>,
     readers: Box<[Padded<AtomicU64>]>,
     free_readers: Mutex<Vec<usize>>,
+    /// One past the highest reader slot ever handed out: `oldest_snapshot` scans only
+    /// below it (slots are handed out lowest first, so it stays near the number of
+    /// sessions ever open at once, not READERS_MAX).
+    readers_high: AtomicUsize,
     next_shard: AtomicUsize,
 }
 
@@ -128,6 +132,7 @@ impl TrxSys {
                 .map(|_| Padded(AtomicU64::new(NO_VIEW)))
                 .collect(),
             free_readers: Mutex::new((0..READERS_MAX).rev().collect()),
+            readers_high: AtomicUsize::new(0),
             next_shard: AtomicUsize::new(0),
         }
     }
@@ -253,6 +258,9 @@ impl TrxSys {
             .lock()
             .pop()
             .ok_or(TrxSysError::TooManyReaders)?;
+        // Before the slot publishes any view: a scan that misses this raise read the
+        // counter before this reader's first snapshot, which cannot then be older.
+        self.readers_high.fetch_max(slot + 1, Ordering::SeqCst);
         Ok(Reader {
             sys: self.clone(),
             slot,
@@ -307,7 +315,8 @@ impl TrxSys {
     pub fn oldest_snapshot(&self) -> u64 {
         // The counter first, then the slots (see the module comment).
         let mut oldest = self.csn.load(Ordering::SeqCst);
-        for r in self.readers.iter() {
+        let high = self.readers_high.load(Ordering::SeqCst);
+        for r in self.readers[..high].iter() {
             oldest = oldest.min(r.0.load(Ordering::SeqCst));
         }
         oldest

@@ -322,14 +322,14 @@ fn micro_digits(text: &[u8]) -> u64 {
     })
 }
 
-/// DATE_ADD(dt, INTERVAL …) (DATE_SUB is `add_interval(dt, &iv.negated())`).
+/// DATE_ADD(dt, INTERVAL …) (DATE_SUB is `add_interval(dt, iv.negated())`).
 ///
 /// Month-based units need a non-zero month and day (MariaDB 10.11: '2024-01-00' +
 /// 1 MONTH is NULL) and give `None` past 9999-12 or before 0000-01. Other units need
 /// a real day number and give `None` outside 0001-01-01 ..= 9999-12-31 23:59:59.999999
 /// (MariaDB 10.11 returns NULL for '0000-01-01' + 1 DAY; MySQL 8 yields 0000-00-00
 /// there, which we do not reproduce).
-pub fn add_interval(dt: DateTime, iv: &Interval) -> Option<DateTime> {
+pub fn add_interval(dt: DateTime, iv: Interval) -> Option<DateTime> {
     if !dt.in_range() {
         return None;
     }
@@ -419,14 +419,14 @@ mod tests {
     fn add(s: &str, v: &str, unit: &str) -> String {
         let unit = IntervalUnit::from_name(unit).unwrap();
         match Interval::parse(v, unit) {
-            Ok(iv) => add_interval(dt(s), &iv.value).map_or("NULL".into(), |r| r.to_string()),
+            Ok(iv) => add_interval(dt(s), iv.value).map_or("NULL".into(), |r| r.to_string()),
             Err(_) => "NULL".into(),
         }
     }
 
     fn add_int(s: &str, n: i64, unit: &str) -> String {
         let iv = Interval::from_int(n, IntervalUnit::from_name(unit).unwrap());
-        add_interval(dt(s), &iv).map_or("NULL".into(), |r| r.to_string())
+        add_interval(dt(s), iv).map_or("NULL".into(), |r| r.to_string())
     }
 
     #[test]
@@ -450,7 +450,7 @@ mod tests {
             .unwrap()
             .value;
         assert_eq!(
-            add_interval(dt("2025-01-01 00:00:00"), &iv.negated())
+            add_interval(dt("2025-01-01 00:00:00"), iv.negated())
                 .unwrap()
                 .to_string(),
             "2024-12-30 22:58:59"
@@ -552,7 +552,7 @@ mod tests {
         assert_eq!(add_int(base, 5, "DAY_HOUR"), "2020-01-01 05:00:00");
         let iv = Interval::from_seconds(true, 1, 500_000);
         assert_eq!(
-            add_interval(dt(base), &iv).unwrap().to_string(),
+            add_interval(dt(base), iv).unwrap().to_string(),
             "2019-12-31 23:59:58.500000"
         );
         assert_eq!(

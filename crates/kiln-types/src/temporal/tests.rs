@@ -98,12 +98,12 @@ proptest! {
     #[test]
     fn day_and_month_arithmetic_invert(dt in valid_datetime(), n in -100_000i64..100_000) {
         let iv = Interval::from_int(n, IntervalUnit::Day);
-        if let Some(r) = add_interval(dt, &iv) {
+        if let Some(r) = add_interval(dt, iv) {
             prop_assert_eq!(datediff(r.date, dt.date), Some(n));
-            prop_assert_eq!(add_interval(r, &iv.negated()), Some(dt));
+            prop_assert_eq!(add_interval(r, iv.negated()), Some(dt));
         }
         let iv = Interval::from_int(n % 1200, IntervalUnit::Month);
-        if let Some(r) = add_interval(dt, &iv) {
+        if let Some(r) = add_interval(dt, iv) {
             prop_assert!(r.date.is_valid() && r.date.day <= dt.date.day);
             let back = timestampdiff(IntervalUnit::Month, dt, r);
             // Clamping the day can only lose part of a month.
@@ -148,7 +148,7 @@ proptest! {
         for unit in ["DAY", "SECOND", "DAY_MICROSECOND", "YEAR_MONTH", "WEEK"] {
             let unit = IntervalUnit::from_name(unit).unwrap();
             if let Ok(iv) = Interval::parse(&s, unit) {
-                let _ = add_interval(DateTime::from_date(Date::MAX), &iv.value);
+                let _ = add_interval(DateTime::from_date(Date::MAX), iv.value);
             }
         }
     }
@@ -305,105 +305,4 @@ fn leap_years() {
         ),
         Some(1)
     );
-}
-
-#[test]
-#[ignore]
-fn tmp_differential_dump() {
-    let input = std::fs::read_to_string("/tmp/diff/corpus.txt").unwrap();
-    let mut out = String::new();
-    for s in input.lines() {
-        let dt = parse_datetime(s, Flags::LENIENT)
-            .map(|p| p.value.format_datetime(6))
-            .unwrap_or_else(|_| "NULL".into());
-        let d = parse_date(s, Flags::LENIENT)
-            .map(|p| p.value.to_string())
-            .unwrap_or_else(|_| "NULL".into());
-        let t = parse_time(s)
-            .map(|p| p.value.format_time(6))
-            .unwrap_or_else(|_| "NULL".into());
-        out.push_str(&format!("{dt}|{d}|{t}\n"));
-    }
-    std::fs::write("/tmp/diff/kiln.txt", out).unwrap();
-}
-
-#[test]
-#[ignore]
-fn tmp_differential_dump2() {
-    let input = std::fs::read_to_string("/tmp/diff/corpus2.txt").unwrap();
-    let all = "%a %b %c %D %d %e %f %H %h %I %i %j %k %l %M %m %p %r %S %s %T %U %u %V %v %W %w %X %x %Y %y %%";
-    let mut out = String::new();
-    for line in input.lines() {
-        let f: Vec<&str> = line.split('\t').collect();
-        let a = parse_datetime(f[0], Flags::LENIENT).unwrap().value;
-        let b = parse_datetime(f[1], Flags::LENIENT).unwrap().value;
-        let unit = IntervalUnit::from_name(f[2]).unwrap();
-        let iv = if unit.is_simple() {
-            Some(Interval::from_int(f[3].parse().unwrap(), unit))
-        } else {
-            Interval::parse(f[3], unit).ok().map(|p| p.value)
-        };
-        let tu = IntervalUnit::from_name(f[4]).unwrap();
-        let mut cols = vec![date_format(&a, all).unwrap()];
-        for m in 0..8 {
-            cols.push(year_week(a.date, m).unwrap().to_string());
-        }
-        for m in 0..8 {
-            cols.push(week(a.date, m).unwrap().to_string());
-        }
-        cols.push(day_of_year(a.date).unwrap().to_string());
-        cols.push(to_days(a.date).unwrap().to_string());
-        cols.push(last_day(a.date).unwrap().to_string());
-        cols.push(day_of_week(a.date).unwrap().to_string());
-        cols.push(weekday(a.date).unwrap().to_string());
-        cols.push(
-            iv.and_then(|iv| add_interval(a, &iv))
-                .map_or("NULL".into(), |r| r.format_datetime(6)),
-        );
-        cols.push(timestampdiff(tu, a, b).unwrap().to_string());
-        cols.push(datediff(a.date, b.date).unwrap().to_string());
-        cols.push(timediff(a, b).unwrap().0.format_time(6));
-        out.push_str(&cols.join("|"));
-        out.push('\n');
-    }
-    std::fs::write("/tmp/diff/kiln2.txt", out).unwrap();
-}
-
-#[test]
-#[ignore]
-fn tmp_differential_dump3() {
-    let input = std::fs::read_to_string("/tmp/diff/corpus3.txt").unwrap();
-    let mut out = String::new();
-    for line in input.lines() {
-        let f: Vec<&str> = line.split('\t').collect();
-        let (kind, fsp) = str_to_date_kind(f[1]);
-        let r = match str_to_date(f[0], f[1], Flags::LENIENT) {
-            Ok(p) => match kind {
-                StrToDateKind::Date => p.value.date.to_string(),
-                StrToDateKind::Time => p.value.time().format_time(fsp),
-                StrToDateKind::DateTime => p.value.format_datetime(fsp),
-            },
-            Err(_) => "NULL".into(),
-        };
-        out.push_str(&format!("{}\t{}\t{}\t{}\n", f[0], f[1], f[2], r));
-    }
-    std::fs::write("/tmp/diff/kiln3.txt", out).unwrap();
-}
-
-#[test]
-#[ignore]
-fn tmp_differential_dump4() {
-    let input = std::fs::read_to_string("/tmp/diff/corpus4.txt").unwrap();
-    let mut out = String::new();
-    for line in input.lines() {
-        let n: i64 = line.parse().unwrap();
-        let dt = datetime_from_int(n, Flags::LENIENT)
-            .map(|p| p.value.format_datetime(0))
-            .unwrap_or_else(|_| "NULL".into());
-        let t = time_from_int(n)
-            .map(|p| p.value.format_time(0))
-            .unwrap_or_else(|_| "NULL".into());
-        out.push_str(&format!("{dt}|{t}\n"));
-    }
-    std::fs::write("/tmp/diff/kiln4.txt", out).unwrap();
 }

