@@ -9,7 +9,6 @@
 //! broke or a record blew a limit; only then is session state lost.
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use mysql::Conn;
@@ -18,6 +17,7 @@ use mysql::prelude::Queryable;
 use sqllogictest::{DB, DBOutput, DefaultColumnType};
 
 use crate::args::{Limits, Target};
+use crate::side::{self, Shape, SideChannel};
 use crate::{conn, format};
 
 /// Why a record's SQL did not produce a result.
@@ -76,26 +76,22 @@ impl DbError {
     }
 }
 
-/// With `--loose-types`: the type letters the current record expects, set by the file
-/// runner before each record (the `DB` trait only passes the SQL).
-pub type ExpectedTypes = Arc<Mutex<Vec<DefaultColumnType>>>;
-
 pub struct MysqlDb {
     target: Target,
     limits: Limits,
-    /// `Some` in loose-types mode: format by the expected letters, not the wire types.
-    loose: Option<ExpectedTypes>,
+    /// Shared with the file runner: expected letters in, last result shape out.
+    side: SideChannel,
     /// `None` until the first record, and again after the session had to be abandoned.
     conn: Option<Conn>,
 }
 
 impl MysqlDb {
     /// A DB that connects lazily, on its first record, into the scratch database.
-    pub fn new(target: Target, limits: Limits, loose: Option<ExpectedTypes>) -> Self {
+    pub fn new(target: Target, limits: Limits, side: SideChannel) -> Self {
         MysqlDb {
             target,
             limits,
-            loose,
+            side,
             conn: None,
         }
     }
@@ -120,14 +116,18 @@ impl DB for MysqlDb {
 
     fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, DbError> {
         let limits = self.limits.clone();
-        let expected = self
-            .loose
-            .as_ref()
-            .map(|e| e.lock().unwrap_or_else(|p| p.into_inner()).clone());
+        let expected = {
+            let mut s = side::lock(&self.side);
+            s.last = None;
+            s.loose.then(|| s.expected.clone())
+        };
         let session = self.session()?;
         let id = session.connection_id();
         match execute(session, sql, &limits, expected.as_deref()) {
-            Ok(out) => Ok(out),
+            Ok((out, shape)) => {
+                side::lock(&self.side).last = shape;
+                Ok(out)
+            }
             Err(Failure::Kept(e)) => Err(e),
             Err(Failure::Abandoned(e)) => {
                 // Stop the server's work before dropping our end; the next record gets
@@ -164,7 +164,7 @@ fn execute(
     sql: &str,
     limits: &Limits,
     expected: Option<&[DefaultColumnType]>,
-) -> Result<DBOutput<DefaultColumnType>, Failure> {
+) -> Result<(DBOutput<DefaultColumnType>, Option<Shape>), Failure> {
     let started = Instant::now();
     let mut result = c
         .query_iter(sql)
@@ -180,7 +180,7 @@ fn execute(
         .map(|c| c.column_type())
         .collect();
     if types.is_empty() {
-        return Ok(DBOutput::StatementComplete(result.affected_rows()));
+        return Ok((DBOutput::StatementComplete(result.affected_rows()), None));
     }
     let kinds: Vec<DefaultColumnType> = match expected {
         Some(e) if e.len() == types.len() => e.to_vec(),
@@ -246,5 +246,6 @@ fn execute(
         std::mem::forget(result);
         return Err(Failure::Abandoned(e));
     }
-    Ok(DBOutput::Rows { types: kinds, rows })
+    let shape = Shape::new(types, &rows);
+    Ok((DBOutput::Rows { types: kinds, rows }, Some(shape)))
 }

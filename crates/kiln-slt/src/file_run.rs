@@ -9,10 +9,10 @@ use std::time::Instant;
 use sqllogictest::{DefaultColumnType, QueryExpect, Record, Runner, strict_column_validator};
 
 use crate::args::{Limits, Target};
-use crate::db::{DbError, ExpectedTypes, MysqlDb};
+use crate::db::{DbError, MysqlDb};
 use crate::outcome::{self, Failure, FileOutcome};
 use crate::script::{self, Rec, Step};
-use crate::{conn, validate};
+use crate::{conn, side, validate};
 
 /// The corpus's default: results with more than 8 values are compared by MD5.
 const HASH_THRESHOLD: usize = 8;
@@ -41,10 +41,10 @@ pub fn run_file(path: &Path, target: &Target, limits: &Limits, loose_types: bool
         return out;
     }
 
-    let expected_types: Option<ExpectedTypes> = loose_types.then(Default::default);
-    let (t, l, e) = (target.clone(), limits.clone(), expected_types.clone());
+    let channel = side::new_channel(loose_types);
+    let (t, l, c) = (target.clone(), limits.clone(), channel.clone());
     let mut runner = Runner::new(move || {
-        let db = MysqlDb::new(t.clone(), l.clone(), e.clone());
+        let db = MysqlDb::new(t.clone(), l.clone(), c.clone());
         async move { Ok::<_, DbError>(db) }
     });
     runner.with_hash_threshold(HASH_THRESHOLD);
@@ -87,13 +87,12 @@ pub fn run_file(path: &Path, target: &Target, limits: &Limits, loose_types: bool
                     out.record_failure(f, limits.max_failures);
                     continue;
                 }
-                if let Some(cell) = &expected_types {
-                    *cell.lock().unwrap_or_else(|p| p.into_inner()) = expected_letters(&rec);
-                }
+                side::lock(&channel).expected = expected_letters(&rec);
                 match runner.run(*rec) {
                     Ok(_) => out.ok += 1,
                     Err(e) => {
-                        let f = outcome::describe(&e, line, sql, expected);
+                        let shape = side::lock(&channel).last.clone();
+                        let f = outcome::describe(&e, line, sql, expected, shape.as_ref());
                         out.record_failure(f, limits.max_failures);
                     }
                 }

@@ -14,6 +14,7 @@ mod format;
 mod outcome;
 mod report;
 mod script;
+mod side;
 mod validate;
 
 use std::io::Write;

@@ -4,6 +4,7 @@
 use sqllogictest::{ColumnType, QueryExpect, Record, StatementExpect, TestError, TestErrorKind};
 
 use crate::script::Rec;
+use crate::side::Shape;
 
 #[derive(Debug, Default)]
 pub struct FileOutcome {
@@ -75,8 +76,15 @@ pub fn expectation(rec: &Rec) -> (u32, String, String) {
     }
 }
 
-/// Describes a failed record from the runner's error and the record's expectation.
-pub fn describe(err: &TestError, line: u32, sql: String, expected: String) -> Failure {
+/// Describes a failed record from the runner's error, the record's expectation and the
+/// shape of the result the server returned (if it returned one).
+pub fn describe(
+    err: &TestError,
+    line: u32,
+    sql: String,
+    expected: String,
+    shape: Option<&Shape>,
+) -> Failure {
     let mut f = Failure {
         line,
         sql,
@@ -92,7 +100,8 @@ pub fn describe(err: &TestError, line: u32, sql: String, expected: String) -> Fa
         TestErrorKind::StatementResultMismatch { actual, .. } => f.got = Some(actual),
         TestErrorKind::QueryResultMismatch { actual, .. } => f.got = Some(actual),
         TestErrorKind::QueryResultColumnsMismatch { actual, .. } => {
-            f.got = Some(format!("[{actual}] (column types differ)"))
+            let detail = shape.map(Shape::describe).unwrap_or_default();
+            f.got = Some(format!("[{actual}] (column types differ) {detail}"))
         }
         other => f.error = Some(other.to_string()),
     }

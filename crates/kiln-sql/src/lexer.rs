@@ -59,6 +59,67 @@ const OPS: &[&str] = &[
 ];
 
 /// Tokenizes a whole statement (or several, separated by `;`).
+/// First code point of the range that stands for raw bytes of a statement that is not
+/// valid UTF-8 (binary data inside string literals, as mysqldump writes BLOBs): byte
+/// b is carried as U+10FF00 + b, and string literals turn it back into b.
+const RAW_BYTE_BASE: u32 = 0x10_FF00;
+
+/// A statement's text from the bytes a client sent: borrowed if valid UTF-8; else
+/// each byte that is not part of a valid UTF-8 sequence becomes U+10FF00 + byte, which
+/// string literals decode back, so binary literals arrive intact.
+pub fn sql_text(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    if let Ok(s) = std::str::from_utf8(b) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(b.len() + 16);
+    let mut rest = b;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                out.push_str(s);
+                break;
+            }
+            Err(e) => {
+                let good = e.valid_up_to();
+                out.push_str(std::str::from_utf8(&rest[..good]).expect("valid prefix"));
+                let bad = e.error_len().unwrap_or(rest.len() - good);
+                for &x in &rest[good..good + bad] {
+                    out.push(char::from_u32(RAW_BYTE_BASE + x as u32).expect("valid scalar"));
+                }
+                rest = &rest[good + bad..];
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Turns the stand-ins `sql_text` made back into raw bytes.
+fn raw_bytes(v: &[u8]) -> Option<Vec<u8>> {
+    if !v.windows(2).any(|w| w == [0xF4, 0x8F]) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(v.len());
+    let mut i = 0;
+    while i < v.len() {
+        if v[i] == 0xF4
+            && v.get(i + 1) == Some(&0x8F)
+            && i + 3 < v.len()
+            && (0xBC..=0xBF).contains(&v[i + 2])
+        {
+            let cp = 0x10_0000
+                | ((0x0F_u32) << 12)
+                | (((v[i + 2] & 0x3F) as u32) << 6)
+                | (v[i + 3] & 0x3F) as u32;
+            out.push((cp - RAW_BYTE_BASE) as u8);
+            i += 4;
+            continue;
+        }
+        out.push(v[i]);
+        i += 1;
+    }
+    Some(out)
+}
+
 pub fn tokenize(sql: &str, no_backslash_escapes: bool) -> Result<Vec<Token<'_>>> {
     let mut lx = Lexer {
         s: sql,
@@ -295,9 +356,13 @@ impl<'a> Lexer<'a> {
                 }
                 let end = self.pos;
                 self.pos += 1;
-                return Ok(match owned {
+                let body = match owned {
                     Some(v) => Cow::Owned(v),
                     None => Cow::Borrowed(&self.b[body_start..end]),
+                };
+                return Ok(match raw_bytes(&body) {
+                    Some(raw) => Cow::Owned(raw),
+                    None => body,
                 });
             }
             if c == b'\\' && escapes && self.pos + 1 < self.b.len() {
@@ -478,6 +543,14 @@ mod tests {
                 Tok::Eof,
             ]
         );
+    }
+
+    #[test]
+    fn binary_bytes_in_literals_survive() {
+        let sql = sql_text(b"SELECT '\x00\xff\x10\xaa', 'caf\xc3\xa9'");
+        let t = tokenize(&sql, false).unwrap();
+        assert_eq!(t[1].tok, Tok::Str(Cow::Owned(vec![0, 0xff, 0x10, 0xaa])));
+        assert_eq!(t[3].tok, Tok::Str(Cow::Borrowed("café".as_bytes())));
     }
 
     #[test]

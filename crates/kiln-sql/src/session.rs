@@ -559,9 +559,15 @@ impl Session {
     fn set(&mut self, assignments: &[(SetTarget, SetValue)]) -> Result<Outcome> {
         // MySQL evaluates all right-hand sides, then assigns; an error leaves nothing set.
         let mut values = Vec::with_capacity(assignments.len());
-        for (_, v) in assignments {
+        for (target, v) in assignments {
             values.push(match v {
                 SetValue::Default => None,
+                // A bare word names a value of a system variable (SET sql_mode = ANSI,
+                // SET character_set_client = utf8mb4), as in MySQL.
+                SetValue::Expr(Expr::Column {
+                    qualifier: None,
+                    name,
+                }) if matches!(target, SetTarget::System { .. }) => Some(Value::Str(name.clone())),
                 SetValue::Expr(e) => Some(eval(e, self)?),
             });
         }

@@ -528,6 +528,8 @@ pub fn store(
         SqlType::Bit(n) => {
             let bits = match v {
                 Value::Bytes(b) => b.iter().fold(0u128, |a, x| (a << 8) | *x as u128),
+                // A string literal is its bytes (b'..' and mysqldump's '\n\xaa').
+                Value::Str(s) => s.bytes().fold(0u128, |a, x| (a << 8) | x as u128),
                 other => other.to_i64().unwrap_or(0) as u64 as u128,
             };
             let max = if *n >= 64 {

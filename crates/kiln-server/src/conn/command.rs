@@ -386,10 +386,7 @@ fn unknown_stmt(id: u32, func: &str) -> KilnError {
 }
 
 fn query(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, sql: &[u8]) -> Flow {
-    let text = match std::str::from_utf8(sql) {
-        Ok(s) => s.to_string(),
-        Err(_) => String::from_utf8_lossy(sql).into_owned(),
-    };
+    let text = kiln_sql::lexer::sql_text(sql).into_owned();
     set_state(conn, "Query", Some(&text));
     let statements = match conn.session.parse(&text) {
         Ok(s) => s,
@@ -435,7 +432,7 @@ fn query(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, sql: &[u8]
 
 fn prepare(io: &mut PacketIo, conn: &mut Conn, sql: &[u8]) {
     kiln_sql::status::record_com_only("stmt_prepare");
-    let text = String::from_utf8_lossy(sql).into_owned();
+    let text = kiln_sql::lexer::sql_text(sql).into_owned();
     set_state(conn, "Prepare", Some(&text));
     if conn.stmts.len() >= kiln_common::limits::PREPARED_STMTS_PER_SESSION_MAX {
         let e = KilnError::new(

@@ -11,6 +11,7 @@ pub mod bind;
 pub mod correlate;
 pub mod ddl;
 pub mod dml;
+pub mod infoschema;
 pub mod select;
 pub mod show;
 

@@ -346,7 +346,9 @@ pub fn from_clause(
     lock: Lock,
 ) -> Result<(Relation, bool)> {
     // A single table: its own access path, the filter applied while reading.
-    if let [FromItem::Table { name, alias }] = from {
+    if let [FromItem::Table { name, alias }] = from
+        && !is_info_schema(sess, name)
+    {
         let h = resolve_table(sess, name)?;
         let alias = alias.clone().unwrap_or_else(|| h.def.name.clone());
         let scope = Scope {
@@ -387,8 +389,49 @@ pub fn from_clause(
     Ok((rel.expect("a FROM clause has an item"), false))
 }
 
+/// Whether `name` is an information_schema table (named or by the current database).
+pub fn is_info_schema(sess: &Session, name: &TableName) -> bool {
+    name.schema
+        .as_deref()
+        .or(sess.database.as_deref())
+        .is_some_and(|s| s.eq_ignore_ascii_case(super::infoschema::SCHEMA))
+}
+
+fn info_schema_relation(
+    sess: &mut Session,
+    name: &TableName,
+    alias: &Option<String>,
+) -> Result<Relation> {
+    let v = super::infoschema::table(sess, &name.name)?.ok_or_else(|| {
+        KilnError::new(
+            ErrorKind::ER_UNKNOWN_TABLE,
+            &[&name.name, &super::infoschema::SCHEMA],
+        )
+    })?;
+    let alias = alias.clone().unwrap_or_else(|| name.name.clone());
+    Ok(Relation {
+        scope: Scope {
+            columns: v
+                .columns
+                .iter()
+                .map(|c| ScopeColumn {
+                    table: alias.clone(),
+                    name: c.to_string(),
+                    hidden: false,
+                })
+                .collect(),
+        },
+        tables: Vec::new(),
+        rows: v.rows,
+        keys: Vec::new(),
+    })
+}
+
 fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Result<Relation> {
     match item {
+        FromItem::Table { name, alias } if is_info_schema(sess, name) => {
+            info_schema_relation(sess, name, alias)
+        }
         FromItem::Table { name, alias } => {
             let h = resolve_table(sess, name)?;
             let alias = alias.clone().unwrap_or_else(|| h.def.name.clone());
@@ -1075,6 +1118,10 @@ pub fn describe(sess: &mut Session, s: &Select) -> Result<Vec<ColumnInfo>> {
         scope: &mut Scope,
     ) -> Result<()> {
         match item {
+            FromItem::Table { name, alias } if is_info_schema(sess, name) => {
+                let r = info_schema_relation(sess, name, alias)?;
+                scope.columns.extend(r.scope.columns);
+            }
             FromItem::Table { name, alias } => {
                 let h = resolve_table(sess, name)?;
                 let alias = alias.clone().unwrap_or_else(|| h.def.name.clone());

@@ -48,7 +48,8 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
         ShowKind::Tables { full, db } => {
             let schema = schema_or_current(sess, db.as_ref())?;
             let cat = sess.catalog()?;
-            if cat.database(&schema).is_none() {
+            let virtual_db = schema.eq_ignore_ascii_case(super::infoschema::SCHEMA);
+            if cat.database(&schema).is_none() && !virtual_db {
                 return Err(KilnError::new(ErrorKind::ER_BAD_DB_ERROR, &[&schema]));
             }
             let mut cols = vec![text(&match like {
@@ -58,7 +59,7 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
             if *full {
                 cols.push(text("Table_type"));
             }
-            let rows = cat
+            let mut rows: Vec<Vec<Value>> = cat
                 .tables_of(&schema)
                 .into_iter()
                 .map(|t| {
@@ -69,6 +70,15 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
                     r
                 })
                 .collect();
+            if virtual_db {
+                for n in super::infoschema::TABLES {
+                    let mut r = vec![s(*n)];
+                    if *full {
+                        r.push(s("SYSTEM VIEW"));
+                    }
+                    rows.push(r);
+                }
+            }
             (cols, rows)
         }
         ShowKind::Columns { table, full } => columns(sess, table, *full)?,
@@ -217,7 +227,7 @@ fn columns(sess: &mut Session, table: &TableName, full: bool) -> Result<Table> {
     Ok((cols, rows))
 }
 
-fn extra(c: &crate::dict::ColumnDef) -> String {
+pub(crate) fn extra(c: &crate::dict::ColumnDef) -> String {
     let mut parts = Vec::new();
     if c.auto_increment {
         parts.push("auto_increment".to_string());
@@ -235,7 +245,7 @@ fn extra(c: &crate::dict::ColumnDef) -> String {
 }
 
 /// SHOW COLUMNS' Key: PRI, UNI or MUL for the first column of an index.
-fn key_flag(def: &TableDef, col: usize) -> &'static str {
+pub(crate) fn key_flag(def: &TableDef, col: usize) -> &'static str {
     let mut flag = "";
     for ix in &def.indexes {
         if ix.parts.first().map(|p| p.column) != Some(col) {

@@ -989,6 +989,12 @@ impl<'a> Parser<'a> {
         if self.eat_kw("FORCE") {
             return Ok(AlterOp::Options(TableOptions::default()));
         }
+        // DISABLE/ENABLE KEYS (mysqldump writes them): nothing to do for InnoDB tables.
+        if self.is_kw("DISABLE") || self.is_kw("ENABLE") {
+            self.bump();
+            self.expect_kw("KEYS")?;
+            return Ok(AlterOp::Options(TableOptions::default()));
+        }
         let o = self.table_options()?;
         if o == TableOptions::default() {
             return Err(self.error());

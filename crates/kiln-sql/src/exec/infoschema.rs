@@ -1,0 +1,740 @@
+//! information_schema: views of the catalog (and of the server) built when a query
+//! names them, with MySQL 8.0's table and column names. The rows are materialized
+//! for the query; WHERE, ORDER BY and the rest then run on them like any table.
+//! Tables MySQL has but kiln has nothing for (VIEWS, ROUTINES, TRIGGERS, FILES, ...)
+//! exist and are empty, so tools that query them (mysqldump) work.
+
+use kiln_common::Result;
+
+use crate::dict::{ColumnDefault, IndexKindDef, TableHandle};
+use crate::session::Session;
+use crate::types::SqlType;
+use crate::value::Value;
+
+pub const SCHEMA: &str = "information_schema";
+
+/// A virtual table: column names and rows.
+pub struct Virtual {
+    pub columns: Vec<&'static str>,
+    pub rows: Vec<Vec<Value>>,
+}
+
+fn s(v: impl Into<String>) -> Value {
+    Value::Str(v.into())
+}
+
+fn u(v: u64) -> Value {
+    Value::UInt(v)
+}
+
+fn opt_u(v: Option<u64>) -> Value {
+    v.map_or(Value::Null, Value::UInt)
+}
+
+/// Every information_schema table kiln answers, in SHOW TABLES order.
+pub const TABLES: &[&str] = &[
+    "CHARACTER_SETS",
+    "COLLATIONS",
+    "COLUMNS",
+    "ENGINES",
+    "EVENTS",
+    "FILES",
+    "INNODB_TRX",
+    "KEY_COLUMN_USAGE",
+    "PARTITIONS",
+    "PROCESSLIST",
+    "REFERENTIAL_CONSTRAINTS",
+    "ROUTINES",
+    "SCHEMATA",
+    "STATISTICS",
+    "TABLES",
+    "TABLE_CONSTRAINTS",
+    "TRIGGERS",
+    "VIEWS",
+];
+
+fn tables(sess: &mut Session) -> Result<Vec<std::sync::Arc<TableHandle>>> {
+    let cat = sess.catalog()?;
+    let mut v: Vec<_> = cat.tables.values().cloned().collect();
+    v.sort_by(|a, b| (&a.def.schema, &a.def.name).cmp(&(&b.def.schema, &b.def.name)));
+    Ok(v)
+}
+
+/// The rows of information_schema.`name` (None: no such table).
+pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
+    let upper = name.to_ascii_uppercase();
+    Ok(Some(match upper.as_str() {
+        "SCHEMATA" => {
+            let mut rows = Vec::new();
+            rows.push(vec![
+                s("def"),
+                s(SCHEMA),
+                s("utf8mb3"),
+                s("utf8mb3_general_ci"),
+                Value::Null,
+                s("NO"),
+            ]);
+            let cat = sess.catalog()?;
+            for d in cat.databases.values() {
+                rows.push(vec![
+                    s("def"),
+                    s(d.name.clone()),
+                    s(d.charset.clone()),
+                    s(d.collation.clone()),
+                    Value::Null,
+                    s("NO"),
+                ]);
+            }
+            rows.push(vec![
+                s("def"),
+                s("performance_schema"),
+                s("utf8mb4"),
+                s("utf8mb4_0900_ai_ci"),
+                Value::Null,
+                s("NO"),
+            ]);
+            Virtual {
+                columns: vec![
+                    "CATALOG_NAME",
+                    "SCHEMA_NAME",
+                    "DEFAULT_CHARACTER_SET_NAME",
+                    "DEFAULT_COLLATION_NAME",
+                    "SQL_PATH",
+                    "DEFAULT_ENCRYPTION",
+                ],
+                rows,
+            }
+        }
+        "TABLES" => {
+            let mut rows = Vec::new();
+            for t in tables(sess)? {
+                let d = &t.def;
+                let created = kiln_common::time::CivilTime::from_unix_micros(
+                    d.created_unix_secs as i64 * 1_000_000,
+                )
+                .datetime_string();
+                rows.push(vec![
+                    s("def"),
+                    s(d.schema.clone()),
+                    s(d.name.clone()),
+                    s("BASE TABLE"),
+                    s("InnoDB"),
+                    u(10),
+                    s(d.row_format.clone().unwrap_or_else(|| "Dynamic".into())),
+                    u(t.rows_estimate
+                        .load(std::sync::atomic::Ordering::Relaxed)
+                        .max(0) as u64),
+                    u(0),
+                    u(16384),
+                    u(0),
+                    u(0),
+                    u(0),
+                    match t.auto_increment_column() {
+                        Some(_) => u(t.auto_inc_peek()),
+                        None => Value::Null,
+                    },
+                    s(created[..19].to_string()),
+                    Value::Null,
+                    Value::Null,
+                    s(d.collation.clone()),
+                    Value::Null,
+                    s(""),
+                    s(d.comment.clone()),
+                ]);
+            }
+            for name in TABLES {
+                rows.push(vec![
+                    s("def"),
+                    s(SCHEMA),
+                    s(*name),
+                    s("SYSTEM VIEW"),
+                    Value::Null,
+                    u(10),
+                    Value::Null,
+                    u(0),
+                    u(0),
+                    u(0),
+                    u(0),
+                    u(0),
+                    u(0),
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    s(""),
+                    s(""),
+                ]);
+            }
+            Virtual {
+                columns: vec![
+                    "TABLE_CATALOG",
+                    "TABLE_SCHEMA",
+                    "TABLE_NAME",
+                    "TABLE_TYPE",
+                    "ENGINE",
+                    "VERSION",
+                    "ROW_FORMAT",
+                    "TABLE_ROWS",
+                    "AVG_ROW_LENGTH",
+                    "DATA_LENGTH",
+                    "MAX_DATA_LENGTH",
+                    "INDEX_LENGTH",
+                    "DATA_FREE",
+                    "AUTO_INCREMENT",
+                    "CREATE_TIME",
+                    "UPDATE_TIME",
+                    "CHECK_TIME",
+                    "TABLE_COLLATION",
+                    "CHECKSUM",
+                    "CREATE_OPTIONS",
+                    "TABLE_COMMENT",
+                ],
+                rows,
+            }
+        }
+        "COLUMNS" => {
+            let mut rows = Vec::new();
+            for t in tables(sess)? {
+                let d = &t.def;
+                for (i, c) in d.columns.iter().enumerate() {
+                    let (max_chars, octets) = char_lengths(&c.ty);
+                    let (prec, scale) = numeric_precision(&c.ty);
+                    let dt_prec = match c.ty {
+                        SqlType::DateTime(f) | SqlType::Timestamp(f) | SqlType::Time(f) => {
+                            Some(f as u64)
+                        }
+                        _ => None,
+                    };
+                    let coll = c.ty.collation().map(str::to_string);
+                    rows.push(vec![
+                        s("def"),
+                        s(d.schema.clone()),
+                        s(d.name.clone()),
+                        s(c.name.clone()),
+                        u(i as u64 + 1),
+                        match &c.default {
+                            Some(ColumnDefault::Value(Value::Null)) | None => Value::Null,
+                            Some(ColumnDefault::Value(v)) => {
+                                s(v.to_string_lossy().unwrap_or_default())
+                            }
+                            Some(ColumnDefault::CurrentTimestamp) => s("CURRENT_TIMESTAMP"),
+                            Some(ColumnDefault::Expr(e)) => s(e.clone()),
+                        },
+                        s(if c.nullable { "YES" } else { "NO" }),
+                        s(c.ty.data_type()),
+                        opt_u(max_chars),
+                        opt_u(octets),
+                        opt_u(prec),
+                        opt_u(scale),
+                        opt_u(dt_prec),
+                        coll.as_ref()
+                            .map_or(Value::Null, |c| s(c.split('_').next().unwrap_or(""))),
+                        coll.map_or(Value::Null, s),
+                        s(c.ty.column_type()),
+                        s(super::show::key_flag(d, i)),
+                        s(super::show::extra(c)),
+                        s("select,insert,update,references"),
+                        s(c.comment.clone().unwrap_or_default()),
+                        s(""),
+                        Value::Null,
+                    ]);
+                }
+            }
+            Virtual {
+                columns: vec![
+                    "TABLE_CATALOG",
+                    "TABLE_SCHEMA",
+                    "TABLE_NAME",
+                    "COLUMN_NAME",
+                    "ORDINAL_POSITION",
+                    "COLUMN_DEFAULT",
+                    "IS_NULLABLE",
+                    "DATA_TYPE",
+                    "CHARACTER_MAXIMUM_LENGTH",
+                    "CHARACTER_OCTET_LENGTH",
+                    "NUMERIC_PRECISION",
+                    "NUMERIC_SCALE",
+                    "DATETIME_PRECISION",
+                    "CHARACTER_SET_NAME",
+                    "COLLATION_NAME",
+                    "COLUMN_TYPE",
+                    "COLUMN_KEY",
+                    "EXTRA",
+                    "PRIVILEGES",
+                    "COLUMN_COMMENT",
+                    "GENERATION_EXPRESSION",
+                    "SRS_ID",
+                ],
+                rows,
+            }
+        }
+        "STATISTICS" => {
+            let mut rows = Vec::new();
+            for t in tables(sess)? {
+                let d = &t.def;
+                for ix in &d.indexes {
+                    if ix.kind == IndexKindDef::RowId {
+                        continue;
+                    }
+                    for (n, p) in ix.parts.iter().enumerate() {
+                        let c = &d.columns[p.column];
+                        rows.push(vec![
+                            s("def"),
+                            s(d.schema.clone()),
+                            s(d.name.clone()),
+                            u(u64::from(!ix.is_unique())),
+                            s(d.schema.clone()),
+                            s(ix.name.clone()),
+                            u(n as u64 + 1),
+                            s(c.name.clone()),
+                            s(if p.desc { "D" } else { "A" }),
+                            u(0),
+                            p.prefix_chars.map_or(Value::Null, |x| u(x as u64)),
+                            Value::Null,
+                            s(if c.nullable { "YES" } else { "" }),
+                            s(if ix.kind == IndexKindDef::Fulltext {
+                                "FULLTEXT"
+                            } else {
+                                "BTREE"
+                            }),
+                            s(""),
+                            s(ix.comment.clone().unwrap_or_default()),
+                            s(if ix.invisible { "NO" } else { "YES" }),
+                            Value::Null,
+                        ]);
+                    }
+                }
+            }
+            Virtual {
+                columns: vec![
+                    "TABLE_CATALOG",
+                    "TABLE_SCHEMA",
+                    "TABLE_NAME",
+                    "NON_UNIQUE",
+                    "INDEX_SCHEMA",
+                    "INDEX_NAME",
+                    "SEQ_IN_INDEX",
+                    "COLUMN_NAME",
+                    "COLLATION",
+                    "CARDINALITY",
+                    "SUB_PART",
+                    "PACKED",
+                    "NULLABLE",
+                    "INDEX_TYPE",
+                    "COMMENT",
+                    "INDEX_COMMENT",
+                    "IS_VISIBLE",
+                    "EXPRESSION",
+                ],
+                rows,
+            }
+        }
+        "KEY_COLUMN_USAGE" => {
+            let mut rows = Vec::new();
+            for t in tables(sess)? {
+                let d = &t.def;
+                for ix in &d.indexes {
+                    if !matches!(ix.kind, IndexKindDef::Primary | IndexKindDef::Unique) {
+                        continue;
+                    }
+                    for (n, p) in ix.parts.iter().enumerate() {
+                        rows.push(vec![
+                            s("def"),
+                            s(d.schema.clone()),
+                            s(ix.name.clone()),
+                            s("def"),
+                            s(d.schema.clone()),
+                            s(d.name.clone()),
+                            s(d.columns[p.column].name.clone()),
+                            u(n as u64 + 1),
+                            Value::Null,
+                            Value::Null,
+                            Value::Null,
+                            Value::Null,
+                        ]);
+                    }
+                }
+                for f in &d.foreign_keys {
+                    for (n, (c, r)) in f.columns.iter().zip(&f.ref_columns).enumerate() {
+                        rows.push(vec![
+                            s("def"),
+                            s(d.schema.clone()),
+                            s(f.name.clone()),
+                            s("def"),
+                            s(d.schema.clone()),
+                            s(d.name.clone()),
+                            s(c.clone()),
+                            u(n as u64 + 1),
+                            u(n as u64 + 1),
+                            s(f.ref_schema.clone()),
+                            s(f.ref_table.clone()),
+                            s(r.clone()),
+                        ]);
+                    }
+                }
+            }
+            Virtual {
+                columns: vec![
+                    "CONSTRAINT_CATALOG",
+                    "CONSTRAINT_SCHEMA",
+                    "CONSTRAINT_NAME",
+                    "TABLE_CATALOG",
+                    "TABLE_SCHEMA",
+                    "TABLE_NAME",
+                    "COLUMN_NAME",
+                    "ORDINAL_POSITION",
+                    "POSITION_IN_UNIQUE_CONSTRAINT",
+                    "REFERENCED_TABLE_SCHEMA",
+                    "REFERENCED_TABLE_NAME",
+                    "REFERENCED_COLUMN_NAME",
+                ],
+                rows,
+            }
+        }
+        "TABLE_CONSTRAINTS" => {
+            let mut rows = Vec::new();
+            for t in tables(sess)? {
+                let d = &t.def;
+                for ix in &d.indexes {
+                    let kind = match ix.kind {
+                        IndexKindDef::Primary => "PRIMARY KEY",
+                        IndexKindDef::Unique => "UNIQUE",
+                        _ => continue,
+                    };
+                    rows.push(vec![
+                        s("def"),
+                        s(d.schema.clone()),
+                        s(ix.name.clone()),
+                        s(d.schema.clone()),
+                        s(d.name.clone()),
+                        s(kind),
+                        s("YES"),
+                    ]);
+                }
+                for f in &d.foreign_keys {
+                    rows.push(vec![
+                        s("def"),
+                        s(d.schema.clone()),
+                        s(f.name.clone()),
+                        s(d.schema.clone()),
+                        s(d.name.clone()),
+                        s("FOREIGN KEY"),
+                        s("YES"),
+                    ]);
+                }
+            }
+            Virtual {
+                columns: vec![
+                    "CONSTRAINT_CATALOG",
+                    "CONSTRAINT_SCHEMA",
+                    "CONSTRAINT_NAME",
+                    "TABLE_SCHEMA",
+                    "TABLE_NAME",
+                    "CONSTRAINT_TYPE",
+                    "ENFORCED",
+                ],
+                rows,
+            }
+        }
+        "ENGINES" => Virtual {
+            columns: vec![
+                "ENGINE",
+                "SUPPORT",
+                "COMMENT",
+                "TRANSACTIONS",
+                "XA",
+                "SAVEPOINTS",
+            ],
+            rows: vec![vec![
+                s("InnoDB"),
+                s("DEFAULT"),
+                s("kiln: transactions, row-level locking, and foreign keys"),
+                s("YES"),
+                s("NO"),
+                s("YES"),
+            ]],
+        },
+        "CHARACTER_SETS" => Virtual {
+            columns: vec![
+                "CHARACTER_SET_NAME",
+                "DEFAULT_COLLATE_NAME",
+                "DESCRIPTION",
+                "MAXLEN",
+            ],
+            rows: crate::charset::CHARSETS
+                .iter()
+                .map(|c| {
+                    vec![
+                        s(c.name),
+                        s(c.default_collation),
+                        s(c.description),
+                        u(c.max_len_bytes),
+                    ]
+                })
+                .collect(),
+        },
+        "COLLATIONS" => Virtual {
+            columns: vec![
+                "COLLATION_NAME",
+                "CHARACTER_SET_NAME",
+                "ID",
+                "IS_DEFAULT",
+                "IS_COMPILED",
+                "SORTLEN",
+                "PAD_ATTRIBUTE",
+            ],
+            rows: crate::charset::COLLATIONS
+                .iter()
+                .map(|c| {
+                    vec![
+                        s(c.name),
+                        s(c.charset),
+                        u(c.id),
+                        s(if c.is_default { "Yes" } else { "" }),
+                        s("Yes"),
+                        u(if c.name.contains("0900") { 0 } else { 1 }),
+                        s(if c.pad_space { "PAD SPACE" } else { "NO PAD" }),
+                    ]
+                })
+                .collect(),
+        },
+        "PROCESSLIST" => Virtual {
+            columns: vec![
+                "ID", "USER", "HOST", "DB", "COMMAND", "TIME", "STATE", "INFO",
+            ],
+            rows: sess
+                .server
+                .processlist()
+                .into_iter()
+                .map(|p| {
+                    vec![
+                        u(p.id),
+                        s(p.user),
+                        s(p.host),
+                        p.db.map_or(Value::Null, s),
+                        s(p.command),
+                        u(p.time_secs),
+                        s(p.state),
+                        p.info.map_or(Value::Null, s),
+                    ]
+                })
+                .collect(),
+        },
+        "INNODB_TRX" => {
+            let rows = match sess.dict() {
+                Ok(d) => {
+                    d.te.transactions()
+                        .into_iter()
+                        .map(|t| {
+                            vec![
+                                u(t.id),
+                                s(if t.waiting_for.is_some() {
+                                    "LOCK WAIT"
+                                } else {
+                                    "RUNNING"
+                                }),
+                                u(t.locks as u64),
+                            ]
+                        })
+                        .collect()
+                }
+                Err(_) => Vec::new(),
+            };
+            Virtual {
+                columns: vec!["trx_id", "trx_state", "trx_rows_locked"],
+                rows,
+            }
+        }
+        "VIEWS" => empty(&[
+            "TABLE_CATALOG",
+            "TABLE_SCHEMA",
+            "TABLE_NAME",
+            "VIEW_DEFINITION",
+            "CHECK_OPTION",
+            "IS_UPDATABLE",
+            "DEFINER",
+            "SECURITY_TYPE",
+            "CHARACTER_SET_CLIENT",
+            "COLLATION_CONNECTION",
+        ]),
+        "ROUTINES" => empty(&[
+            "SPECIFIC_NAME",
+            "ROUTINE_CATALOG",
+            "ROUTINE_SCHEMA",
+            "ROUTINE_NAME",
+            "ROUTINE_TYPE",
+            "DATA_TYPE",
+            "ROUTINE_DEFINITION",
+            "DEFINER",
+        ]),
+        "TRIGGERS" => empty(&[
+            "TRIGGER_CATALOG",
+            "TRIGGER_SCHEMA",
+            "TRIGGER_NAME",
+            "EVENT_MANIPULATION",
+            "EVENT_OBJECT_SCHEMA",
+            "EVENT_OBJECT_TABLE",
+            "ACTION_STATEMENT",
+            "ACTION_TIMING",
+            "DEFINER",
+        ]),
+        "EVENTS" => empty(&[
+            "EVENT_CATALOG",
+            "EVENT_SCHEMA",
+            "EVENT_NAME",
+            "DEFINER",
+            "STATUS",
+        ]),
+        "FILES" => empty(&[
+            "FILE_ID",
+            "FILE_NAME",
+            "FILE_TYPE",
+            "TABLESPACE_NAME",
+            "TABLE_SCHEMA",
+            "TABLE_NAME",
+            "LOGFILE_GROUP_NAME",
+            "LOGFILE_GROUP_NUMBER",
+            "ENGINE",
+            "TOTAL_EXTENTS",
+            "EXTENT_SIZE",
+            "INITIAL_SIZE",
+            "MAXIMUM_SIZE",
+            "AUTOEXTEND_SIZE",
+            "EXTRA",
+        ]),
+        "PARTITIONS" => empty(&[
+            "TABLE_CATALOG",
+            "TABLE_SCHEMA",
+            "TABLE_NAME",
+            "PARTITION_NAME",
+            "SUBPARTITION_NAME",
+            "PARTITION_ORDINAL_POSITION",
+            "PARTITION_METHOD",
+            "PARTITION_EXPRESSION",
+            "TABLE_ROWS",
+        ]),
+        "REFERENTIAL_CONSTRAINTS" => {
+            let mut rows = Vec::new();
+            for t in tables(sess)? {
+                for f in &t.def.foreign_keys {
+                    rows.push(vec![
+                        s("def"),
+                        s(t.def.schema.clone()),
+                        s(f.name.clone()),
+                        s("def"),
+                        s(f.ref_schema.clone()),
+                        s("PRIMARY"),
+                        s("NONE"),
+                        s(action(&f.actions, "UPDATE")),
+                        s(action(&f.actions, "DELETE")),
+                        s(t.def.name.clone()),
+                        s(f.ref_table.clone()),
+                    ]);
+                }
+            }
+            Virtual {
+                columns: vec![
+                    "CONSTRAINT_CATALOG",
+                    "CONSTRAINT_SCHEMA",
+                    "CONSTRAINT_NAME",
+                    "UNIQUE_CONSTRAINT_CATALOG",
+                    "UNIQUE_CONSTRAINT_SCHEMA",
+                    "UNIQUE_CONSTRAINT_NAME",
+                    "MATCH_OPTION",
+                    "UPDATE_RULE",
+                    "DELETE_RULE",
+                    "TABLE_NAME",
+                    "REFERENCED_TABLE_NAME",
+                ],
+                rows,
+            }
+        }
+        _ => return Ok(None),
+    }))
+}
+
+fn empty(columns: &[&'static str]) -> Virtual {
+    Virtual {
+        columns: columns.to_vec(),
+        rows: Vec::new(),
+    }
+}
+
+/// The rule of `ON UPDATE` / `ON DELETE` in a foreign key's action text.
+fn action(actions: &str, on: &str) -> String {
+    let up = actions.to_ascii_uppercase();
+    let Some(at) = up.find(&format!("ON {on} ")) else {
+        return "NO ACTION".into();
+    };
+    let rest = &up[at + 4 + on.len()..];
+    for rule in [
+        "SET NULL",
+        "SET DEFAULT",
+        "NO ACTION",
+        "CASCADE",
+        "RESTRICT",
+    ] {
+        if rest.trim_start().starts_with(rule) {
+            return rule.into();
+        }
+    }
+    "NO ACTION".into()
+}
+
+/// (CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH).
+fn char_lengths(ty: &SqlType) -> (Option<u64>, Option<u64>) {
+    let mb = match ty.collation() {
+        Some(c) if c.starts_with("utf8mb4") => 4,
+        Some(c) if c.starts_with("utf8") => 3,
+        _ => 1,
+    };
+    match ty {
+        SqlType::Char { len, .. } | SqlType::VarChar { len, .. } => {
+            (Some(*len as u64), Some(*len as u64 * mb))
+        }
+        SqlType::Binary(n) | SqlType::VarBinary(n) => (Some(*n as u64), Some(*n as u64)),
+        SqlType::Text { size, .. } => (Some(size.max_bytes() / mb), Some(size.max_bytes())),
+        SqlType::Blob(size) => (Some(size.max_bytes()), Some(size.max_bytes())),
+        SqlType::Enum { members, .. } => {
+            let n = members.iter().map(|m| m.chars().count()).max().unwrap_or(0) as u64;
+            (Some(n), Some(n * mb))
+        }
+        SqlType::Set { members, .. } => {
+            let n = members
+                .iter()
+                .map(|m| m.chars().count() + 1)
+                .sum::<usize>()
+                .max(1) as u64
+                - 1;
+            (Some(n), Some(n * mb))
+        }
+        _ => (None, None),
+    }
+}
+
+/// (NUMERIC_PRECISION, NUMERIC_SCALE).
+fn numeric_precision(ty: &SqlType) -> (Option<u64>, Option<u64>) {
+    use crate::types::IntKind;
+    match ty {
+        SqlType::Int { kind, unsigned, .. } => {
+            let p = match (kind, unsigned) {
+                (IntKind::Tiny, _) => 3,
+                (IntKind::Small, _) => 5,
+                (IntKind::Medium, _) => 7,
+                (IntKind::Int, _) => 10,
+                (IntKind::Big, false) => 19,
+                (IntKind::Big, true) => 20,
+            };
+            (Some(p), Some(0))
+        }
+        SqlType::Decimal {
+            precision, scale, ..
+        } => (Some(*precision as u64), Some(*scale as u64)),
+        SqlType::Float { .. } => (Some(12), None),
+        SqlType::Double { .. } => (Some(22), None),
+        SqlType::Bit(n) => (Some(*n as u64), None),
+        _ => (None, None),
+    }
+}
