@@ -63,17 +63,30 @@ impl DbError {
             },
             // The socket read/write timeout is the record timeout: the server sat on the
             // record for that long without a word.
-            mysql::Error::IoError(io)
-                if matches!(
-                    io.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                DbError::Limit(format!("no answer within the record timeout ({io})"))
+            e if timed_out(&e) => {
+                DbError::Limit(format!("no answer within the record timeout ({e})"))
             }
             other => DbError::Connection(other.to_string()),
         }
     }
+}
+
+/// True when `e` is a socket timeout: EAGAIN (SO_RCVTIMEO) or ETIMEDOUT, raised directly
+/// or from inside the packet codec (which the crate does not expose as a source).
+fn timed_out(e: &mysql::Error) -> bool {
+    let io = match e {
+        mysql::Error::IoError(io) => Some(io),
+        mysql::Error::CodecError(ce) => {
+            std::error::Error::source(ce).and_then(|s| s.downcast_ref::<std::io::Error>())
+        }
+        _ => None,
+    };
+    io.is_some_and(|io| {
+        matches!(
+            io.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        )
+    })
 }
 
 pub struct MysqlDb {

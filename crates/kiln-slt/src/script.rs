@@ -32,8 +32,20 @@ pub enum Step {
     Unsupported(Box<Rec>),
 }
 
+/// Largest test file read (the corpus's largest is about 10 MB).
+const MAX_FILE_BYTES: u64 = 256 << 20;
+
 /// Reads and parses `path`. `Err` is a message naming the file and line.
 pub fn load(path: &Path) -> Result<Vec<Step>, String> {
+    let size = std::fs::metadata(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .len();
+    if size > MAX_FILE_BYTES {
+        return Err(format!(
+            "{}: larger than {MAX_FILE_BYTES} bytes",
+            path.display()
+        ));
+    }
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let cleaned = strip_condition_comments(&text);
     let records =

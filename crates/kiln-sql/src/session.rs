@@ -155,6 +155,19 @@ pub struct Session {
     pub(crate) statement_pending: bool,
     /// The transaction is lent to a running read (a nested read must not begin another).
     pub(crate) trx_lent: bool,
+    /// Session variables every statement consults, read once (dropped by any SET).
+    pub(crate) var_cache: Option<VarCache>,
+}
+
+/// Session variables the statement path reads, parsed once.
+#[derive(Debug, Clone)]
+pub struct VarCache {
+    pub autocommit: bool,
+    /// sql_mode, upper-cased, comma-separated.
+    pub sql_mode: String,
+    pub isolation: String,
+    pub lock_wait_timeout_secs: Option<u64>,
+    pub div_precision_increment: u32,
 }
 
 impl Session {
@@ -197,6 +210,7 @@ impl Session {
             next_trx_read_only: None,
             statement_pending: false,
             trx_lent: false,
+            var_cache: None,
         }
     }
 
@@ -209,6 +223,7 @@ impl Session {
     /// changes the user). Keeps the identity and database.
     pub fn reset(&mut self) {
         self.vars.reset();
+        self.var_cache = None;
         self.user_vars.clear();
         self.diagnostics.clear();
         self.diagnostics_total = 0;
@@ -300,6 +315,7 @@ impl Session {
         }
         self.statement_time_micros = kiln_common::time::unix_micros_now();
         self.statement_pending = true;
+        let _ = self.cached_vars();
         if self.interrupt.load(Ordering::Relaxed) == INTERRUPT_QUERY {
             self.interrupt.store(INTERRUPT_NONE, Ordering::Relaxed);
         }
@@ -593,18 +609,21 @@ impl Session {
     /// Sets one system variable and records session tracking.
     pub fn set_system(&mut self, scope: VarScope, name: &str, value: Option<&Value>) -> Result<()> {
         let lname = name.to_ascii_lowercase();
+        self.var_cache.take();
         if lname == "autocommit" && scope != VarScope::Global {
-            // Turning autocommit on commits an open transaction.
+            // Turning autocommit on (from off) commits an open transaction.
             if let Some(v) = value
                 && is_truthy_setting(v)
+                && !self.cached_vars().autocommit
             {
-                self.in_transaction = false;
+                self.commit_current()?;
             }
         }
         if scope == VarScope::Global {
             self.require_admin("SUPER or SYSTEM_VARIABLES_ADMIN")?;
         }
         let warnings = self.vars.set(scope, &lname, value)?;
+        self.var_cache = None;
         for w in warnings {
             self.push_diagnostic(w.level, w.code, w.message);
         }
@@ -921,11 +940,16 @@ impl Env for Session {
     }
 
     fn div_precision_increment(&self) -> u32 {
-        self.vars
-            .get(VarScope::Session, "div_precision_increment")
-            .ok()
-            .and_then(|v| v.to_i64())
-            .unwrap_or(4)
-            .clamp(0, 30) as u32
+        self.var_cache.as_ref().map_or_else(
+            || {
+                self.vars
+                    .get(VarScope::Session, "div_precision_increment")
+                    .ok()
+                    .and_then(|v| v.to_i64())
+                    .unwrap_or(4)
+                    .clamp(0, 30) as u32
+            },
+            |c| c.div_precision_increment,
+        )
     }
 }

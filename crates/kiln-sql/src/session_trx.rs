@@ -57,10 +57,44 @@ impl Session {
         v
     }
 
+    /// The session variables statements consult (read once, until the next SET).
+    pub(crate) fn cached_vars(&mut self) -> &crate::session::VarCache {
+        if self.var_cache.is_none() {
+            let get_i = |name: &str| {
+                self.vars
+                    .get(VarScope::Session, name)
+                    .ok()
+                    .and_then(|v| v.to_i64())
+            };
+            let c = crate::session::VarCache {
+                autocommit: get_i("autocommit").is_none_or(|v| v != 0),
+                sql_mode: self
+                    .vars
+                    .display("sql_mode")
+                    .unwrap_or_default()
+                    .to_ascii_uppercase(),
+                isolation: self
+                    .vars
+                    .display("transaction_isolation")
+                    .unwrap_or_default()
+                    .to_ascii_uppercase(),
+                lock_wait_timeout_secs: get_i("innodb_lock_wait_timeout").map(|s| s.max(1) as u64),
+                div_precision_increment: get_i("div_precision_increment").unwrap_or(4).clamp(0, 30)
+                    as u32,
+            };
+            self.var_cache = Some(c);
+        }
+        self.var_cache.as_ref().expect("filled above")
+    }
+
     pub(crate) fn sql_mode_has(&self, flag: &str) -> bool {
-        self.vars
-            .display("sql_mode")
-            .is_some_and(|m| m.split(',').any(|x| x.eq_ignore_ascii_case(flag)))
+        match &self.var_cache {
+            Some(c) => c.sql_mode.split(',').any(|x| x.eq_ignore_ascii_case(flag)),
+            None => self
+                .vars
+                .display("sql_mode")
+                .is_some_and(|m| m.split(',').any(|x| x.eq_ignore_ascii_case(flag))),
+        }
     }
 
     /// STRICT_TRANS_TABLES or STRICT_ALL_TABLES.
@@ -68,21 +102,12 @@ impl Session {
         self.sql_mode_has("STRICT_TRANS_TABLES") || self.sql_mode_has("STRICT_ALL_TABLES")
     }
 
-    fn autocommit(&self) -> bool {
-        self.vars
-            .get(VarScope::Session, "autocommit")
-            .ok()
-            .and_then(|v| v.to_i64())
-            .is_none_or(|v| v != 0)
+    fn autocommit(&mut self) -> bool {
+        self.cached_vars().autocommit
     }
 
-    fn isolation(&self) -> Isolation {
-        let v = self
-            .vars
-            .display("transaction_isolation")
-            .unwrap_or_default()
-            .to_ascii_uppercase();
-        match v.as_str() {
+    fn isolation(&mut self) -> Isolation {
+        match self.cached_vars().isolation.as_str() {
             "READ-UNCOMMITTED" => Isolation::ReadUncommitted,
             "READ-COMMITTED" => Isolation::ReadCommitted,
             "SERIALIZABLE" => Isolation::Serializable,
@@ -90,12 +115,10 @@ impl Session {
         }
     }
 
-    fn lock_wait_timeout(&self) -> Option<std::time::Duration> {
-        self.vars
-            .get(VarScope::Session, "innodb_lock_wait_timeout")
-            .ok()
-            .and_then(|v| v.to_i64())
-            .map(|s| std::time::Duration::from_secs(s.max(1) as u64))
+    fn lock_wait_timeout(&mut self) -> Option<std::time::Duration> {
+        self.cached_vars()
+            .lock_wait_timeout_secs
+            .map(std::time::Duration::from_secs)
     }
 
     fn begin_trx(&mut self) -> Result<Trx> {

@@ -193,6 +193,7 @@ pub fn handshake(
         scramble,
         peer: peer.clone(),
         secure,
+        read_timeout_secs: 0,
     })
 }
 

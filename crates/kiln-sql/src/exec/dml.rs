@@ -14,7 +14,7 @@ use kiln_storage::trx::{Mode, ReadMode, Trx, TrxError};
 
 use super::RowEnv;
 use super::access::{Lock, trx_error};
-use super::bind::{Scope, ScopeColumn, bind};
+use super::bind::{Scope, bind};
 use super::select::{read_table, resolve_table, run_subqueries};
 use crate::ast::*;
 use crate::dict::{ColumnDefault, IndexKindDef, TableHandle};
@@ -27,16 +27,7 @@ use crate::value::Value;
 
 fn scope_of(h: &TableHandle, alias: &str) -> Scope {
     Scope {
-        columns: h
-            .def
-            .columns
-            .iter()
-            .map(|c| ScopeColumn {
-                table: alias.to_string(),
-                name: c.name.clone(),
-                hidden: c.invisible,
-            })
-            .collect(),
+        columns: super::select::table_scope(h, alias),
     }
 }
 
@@ -630,21 +621,8 @@ fn target_rows(
             }
             keyed.push((k, pk, row));
         }
-        keyed.sort_by(|a, b| {
-            for (i, (_, desc)) in order.iter().enumerate() {
-                let o = match (a.0[i].is_null(), b.0[i].is_null()) {
-                    (true, true) => std::cmp::Ordering::Equal,
-                    (true, false) => std::cmp::Ordering::Less,
-                    (false, true) => std::cmp::Ordering::Greater,
-                    _ => compare(&a.0[i], &b.0[i]).unwrap_or(std::cmp::Ordering::Equal),
-                };
-                let o = if *desc { o.reverse() } else { o };
-                if o != std::cmp::Ordering::Equal {
-                    return o;
-                }
-            }
-            std::cmp::Ordering::Equal
-        });
+        let desc: Vec<bool> = order.iter().map(|(_, d)| *d).collect();
+        keyed.sort_by(|a, b| super::select::cmp_keys(&a.0, &b.0, &desc));
         out = keyed.into_iter().map(|(_, pk, row)| (pk, row)).collect();
     }
     if let Some(l) = limit {

@@ -147,7 +147,8 @@ pub fn resolve_table(sess: &mut Session, name: &TableName) -> Result<Arc<TableHa
         .ok_or_else(|| KilnError::new(ErrorKind::ER_NO_SUCH_TABLE, &[&schema, &name.name]))
 }
 
-fn table_scope(h: &TableHandle, alias: &str) -> Vec<ScopeColumn> {
+/// The scope columns of a table under `alias`.
+pub fn table_scope(h: &TableHandle, alias: &str) -> Vec<ScopeColumn> {
     h.def
         .columns
         .iter()
@@ -820,16 +821,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         }
         if let Some(h) = &having {
             // HAVING may name select-list aliases.
-            let h = bind::rewrite(h, &mut |x| match x {
-                Expr::Column {
-                    qualifier: None,
-                    name,
-                } if scope.resolve(None, name, "having clause").is_err() => Ok(items
-                    .iter()
-                    .find(|(_, n)| n.eq_ignore_ascii_case(name))
-                    .map(|(e, _)| e.clone())),
-                _ => Ok(None),
-            })?;
+            let h = having_aliases(h, &scope, &items)?;
             having_b = Some(lift(&bind(&h, &scope, "having clause")?)?);
         }
         if sess.sql_mode_has("ONLY_FULL_GROUP_BY") {
@@ -837,16 +829,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         }
         rows = group(sess, &scope, rows, &group_by, &aggs, width)?;
     } else if let Some(h) = &having {
-        let h = bind::rewrite(h, &mut |x| match x {
-            Expr::Column {
-                qualifier: None,
-                name,
-            } if scope.resolve(None, name, "having clause").is_err() => Ok(items
-                .iter()
-                .find(|(_, n)| n.eq_ignore_ascii_case(name))
-                .map(|(e, _)| e.clone())),
-            _ => Ok(None),
-        })?;
+        let h = having_aliases(h, &scope, &items)?;
         having_b = Some(bind(&h, &scope, "having clause")?);
     }
     if let Some(h) = &having_b {
@@ -889,16 +872,8 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         out.retain(|(v, _)| seen.insert(group_key(v)));
     }
     if !order.is_empty() {
-        out.sort_by(|a, b| {
-            for (i, (_, desc)) in order.iter().enumerate() {
-                let o = order_cmp(&a.1[i], &b.1[i]);
-                let o = if *desc { o.reverse() } else { o };
-                if o != std::cmp::Ordering::Equal {
-                    return o;
-                }
-            }
-            std::cmp::Ordering::Equal
-        });
+        let desc: Vec<bool> = order.iter().map(|(_, d)| *d).collect();
+        out.sort_by(|a, b| cmp_keys(&a.1, &b.1, &desc));
     }
     let offset = match &s.offset {
         Some(e) => limit_value(sess, e)?,
@@ -920,6 +895,33 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         .map(|(i, (e, name))| column_info(e, name, &rel.tables, &scope, grouped, &rows, i))
         .collect();
     Ok(Rows { columns, rows })
+}
+
+/// HAVING may name select-list aliases: those become the items' expressions (already
+/// bound to slots).
+fn having_aliases(h: &Expr, scope: &Scope, items: &[(Expr, String)]) -> Result<Expr> {
+    bind::rewrite(h, &mut |x| match x {
+        Expr::Column {
+            qualifier: None,
+            name,
+        } if scope.resolve(None, name, "having clause").is_err() => Ok(items
+            .iter()
+            .find(|(_, n)| n.eq_ignore_ascii_case(name))
+            .map(|(e, _)| e.clone())),
+        _ => Ok(None),
+    })
+}
+
+/// Compares two rows' ORDER BY keys: each key ascending or descending, NULLs first.
+pub fn cmp_keys(a: &[Value], b: &[Value], desc: &[bool]) -> std::cmp::Ordering {
+    for (i, d) in desc.iter().enumerate() {
+        let o = order_cmp(&a[i], &b[i]);
+        let o = if *d { o.reverse() } else { o };
+        if o != std::cmp::Ordering::Equal {
+            return o;
+        }
+    }
+    std::cmp::Ordering::Equal
 }
 
 enum OrderKey {
