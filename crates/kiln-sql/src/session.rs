@@ -364,10 +364,7 @@ impl Session {
             self.commit_current()?;
         }
         match stmt {
-            Stmt::Select(s) if !s.from.is_empty() || s.union.is_some() => {
-                crate::exec::select::run(self, s).map(Outcome::Rows)
-            }
-            Stmt::Select(s) => self.select(s),
+            Stmt::Select(s) => crate::exec::select::run(self, s).map(Outcome::Rows),
             Stmt::Insert(i) => crate::exec::dml::insert(self, i),
             Stmt::Update(u) => crate::exec::dml::update(self, u),
             Stmt::Delete(d) => crate::exec::dml::delete(self, d),
@@ -529,10 +526,6 @@ impl Session {
         }
     }
 
-    fn select(&mut self, s: &Select) -> Result<Outcome> {
-        self.select_without_tables(s).map(Outcome::Rows)
-    }
-
     /// A SELECT with no FROM clause.
     pub(crate) fn select_without_tables(&mut self, s: &Select) -> Result<Rows> {
         if s.items
@@ -584,7 +577,10 @@ impl Session {
                     qualifier: None,
                     name,
                 }) if matches!(target, SetTarget::System { .. }) => Some(Value::Str(name.clone())),
-                SetValue::Expr(e) => Some(eval(e, self)?),
+                SetValue::Expr(e) => {
+                    let e = crate::exec::select::run_subqueries(self, e)?;
+                    Some(eval(&e, self)?)
+                }
             });
         }
         for ((target, _), value) in assignments.iter().zip(values) {

@@ -17,7 +17,7 @@ use super::{RowEnv, agg::Accumulator};
 use crate::ast::*;
 use crate::dict::TableHandle;
 use crate::eval::{compare, eval};
-use crate::result::{ColumnInfo, Rows};
+use crate::result::{ColumnInfo, ColumnKind, Rows};
 use crate::session::Session;
 use crate::value::Value;
 
@@ -666,7 +666,12 @@ pub fn run(sess: &mut Session, s: &Select) -> Result<Rows> {
 }
 
 fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
-    if s.from.is_empty() {
+    // Without FROM: constant rows, unless aggregates make it a one-group query over
+    // one empty row (`SELECT COUNT(*)` is 1, `SELECT - SUM(5)` is -5).
+    let aggregated = s.items.iter().any(|i| contains_aggregate(&i.expr))
+        || !s.group_by.is_empty()
+        || s.having.is_some();
+    if s.from.is_empty() && !aggregated {
         return sess.select_without_tables(s);
     }
     check_unique_aliases(&s.from)?;
@@ -675,7 +680,19 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         None => None,
     };
     let lock = lock_of(s);
-    let (rel, filtered) = from_clause(sess, &s.from, filter.as_ref(), lock)?;
+    let (rel, filtered) = if s.from.is_empty() {
+        (
+            Relation {
+                scope: Scope::default(),
+                tables: Vec::new(),
+                rows: vec![Vec::new()],
+                keys: Vec::new(),
+            },
+            false,
+        )
+    } else {
+        from_clause(sess, &s.from, filter.as_ref(), lock)?
+    };
     let mut rows = rel.rows;
     let scope = rel.scope;
     if !filtered && let Some(f) = &filter {
@@ -773,6 +790,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             .any(|(k, _)| matches!(k, OrderKey::Expr(e) if contains_aggregate(e)));
     let width = scope.columns.len();
     let mut having_b = None;
+    let mut agg_list: Vec<Expr> = Vec::new();
     if grouped {
         let group_by: Vec<Expr> = s
             .group_by
@@ -796,6 +814,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             .collect::<Result<_>>()?;
         // Pull the aggregate calls out of every post-grouping expression.
         let mut aggs: Vec<Expr> = Vec::new();
+        let aggs_out = &mut agg_list;
         let mut lift = |e: &Expr| -> Result<Expr> {
             bind::rewrite(e, &mut |x| match x {
                 Expr::Func { name, args } if is_aggregate(name) => {
@@ -828,6 +847,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             check_full_group_by(&items, &group_by, &scope, &rel.tables, width)?;
         }
         rows = group(sess, &scope, rows, &group_by, &aggs, width)?;
+        *aggs_out = aggs;
     } else if let Some(h) = &having {
         let h = having_aliases(h, &scope, &items)?;
         having_b = Some(bind(&h, &scope, "having clause")?);
@@ -892,7 +912,15 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
     let columns = items
         .iter()
         .enumerate()
-        .map(|(i, (e, name))| column_info(e, name, &rel.tables, &scope, grouped, &rows, i))
+        .map(|(i, (e, name))| {
+            let ctx = ColumnContext {
+                tables: &rel.tables,
+                scope: &scope,
+                grouped,
+                aggs: &agg_list,
+            };
+            column_info(e, name, &ctx, &rows, i)
+        })
         .collect();
     Ok(Rows { columns, rows })
 }
@@ -1075,15 +1103,48 @@ fn column_key(def: &crate::dict::TableDef, col: usize) -> crate::result::ColumnK
 
 /// Result metadata of a select-list item: a plain column of a table keeps the
 /// column's type and names; anything else is derived from the values.
+/// What result metadata of a select-list item is derived from.
+struct ColumnContext<'a> {
+    tables: &'a [SourceTable],
+    scope: &'a Scope,
+    grouped: bool,
+    /// Aggregate calls behind slots `scope.columns.len()..` of grouped rows.
+    aggs: &'a [Expr],
+}
+
+impl ColumnContext<'_> {
+    /// The kind of a table column slot.
+    fn base_kind(&self, slot: usize) -> Option<ColumnKind> {
+        self.tables
+            .iter()
+            .rev()
+            .find(|t| slot >= t.offset && slot < t.offset + t.handle.def.columns.len())
+            .map(|t| {
+                t.handle.def.columns[slot - t.offset]
+                    .ty
+                    .column_info("")
+                    .kind
+            })
+    }
+
+    fn slot_kind(&self, slot: usize) -> Option<ColumnKind> {
+        let width = self.scope.columns.len();
+        if slot < width {
+            return self.base_kind(slot);
+        }
+        let agg = self.aggs.get(slot - width)?;
+        Some(crate::infer::kind_with(agg, &|s| self.base_kind(s)))
+    }
+}
+
 fn column_info(
     e: &Expr,
     name: &str,
-    tables: &[SourceTable],
-    scope: &Scope,
-    grouped: bool,
+    ctx: &ColumnContext<'_>,
     rows: &[Vec<Value>],
     i: usize,
 ) -> ColumnInfo {
+    let (tables, scope, grouped) = (ctx.tables, ctx.scope, ctx.grouped);
     if let Expr::Slot(slot) = e
         && (!grouped || *slot < scope.columns.len())
         && let Some(t) = tables
@@ -1102,10 +1163,26 @@ fn column_info(
         info.key = column_key(def, col);
         return info;
     }
-    if rows.is_empty() {
-        return crate::infer::column_for(name, e);
+    let mut info = if rows.is_empty() {
+        crate::infer::column_for(name, e)
+    } else {
+        ColumnInfo::from_values(name, rows.iter().map(|r| &r[i]))
+    };
+    // The type comes from the expression where it can be known (MySQL's rule); the
+    // values only fill in lengths and scale.
+    let inferred = crate::infer::kind_with(e, &|s| ctx.slot_kind(s));
+    if inferred != ColumnKind::VarString && inferred != info.kind {
+        info.kind = inferred;
+        info.binary = !matches!(
+            inferred,
+            ColumnKind::VarString | ColumnKind::Blob | ColumnKind::String | ColumnKind::Json
+        );
+        if matches!(inferred, ColumnKind::Double | ColumnKind::Float) {
+            info.decimals = 31;
+        }
+        info.length_chars = info.length_chars.max(1);
     }
-    ColumnInfo::from_values(name, rows.iter().map(|r| &r[i]))
+    info
 }
 
 /// Result columns of a SELECT with tables, without running it (COM_STMT_PREPARE).
@@ -1155,6 +1232,12 @@ pub fn describe(sess: &mut Session, s: &Select) -> Result<Vec<ColumnInfo>> {
         collect(sess, f, &mut tables, &mut scope)?;
     }
     let mut out = Vec::new();
+    let ctx = ColumnContext {
+        tables: &tables,
+        scope: &scope,
+        grouped: false,
+        aggs: &[],
+    };
     for item in &s.items {
         match &item.expr {
             Expr::Column { qualifier, name } if name == "*" => {
@@ -1162,28 +1245,12 @@ pub fn describe(sess: &mut Session, s: &Select) -> Result<Vec<ColumnInfo>> {
                     if c.hidden || qualifier.as_ref().is_some_and(|q| *q != c.table) {
                         continue;
                     }
-                    out.push(column_info(
-                        &Expr::Slot(i),
-                        &c.name,
-                        &tables,
-                        &scope,
-                        false,
-                        &[],
-                        0,
-                    ));
+                    out.push(column_info(&Expr::Slot(i), &c.name, &ctx, &[], 0));
                 }
             }
             e => {
                 let bound = bind(e, &scope, "field list").unwrap_or_else(|_| e.clone());
-                out.push(column_info(
-                    &bound,
-                    &item.name,
-                    &tables,
-                    &scope,
-                    false,
-                    &[],
-                    0,
-                ));
+                out.push(column_info(&bound, &item.name, &ctx, &[], 0));
             }
         }
     }
