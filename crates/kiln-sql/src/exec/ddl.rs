@@ -780,6 +780,13 @@ pub fn rename(sess: &mut Session, pairs: &[(TableName, TableName)]) -> Result<Ou
 pub fn alter(sess: &mut Session, name: &TableName, ops: &[AlterOp]) -> Result<Outcome> {
     let schema = schema_of(sess, name)?;
     let h = super::select::resolve_table(sess, name)?;
+    if !ops.is_empty()
+        && ops.iter().all(|op| {
+            matches!(op, AlterOp::AddIndex(spec) if matches!(spec.kind, IndexKind::Key | IndexKind::Unique | IndexKind::Fulltext))
+        })
+    {
+        return add_indexes_in_place(sess, &schema, &h, ops);
+    }
     let old = &h.def;
     let mut def = old.clone();
     // For each new column: the old column it comes from.
@@ -1045,6 +1052,128 @@ pub fn alter(sess: &mut Session, name: &TableName, ops: &[AlterOp]) -> Result<Ou
             sess.warning_count()
         ),
     })
+}
+
+/// ADD INDEX / CREATE INDEX of secondary indexes: each new tree is built bottom-up
+/// by the bulk loader from the table's rows (sorted entries, no per-row undo or
+/// locks), then the definition switches. The table is not copied.
+fn add_indexes_in_place(
+    sess: &mut Session,
+    schema: &str,
+    h: &TableHandle,
+    ops: &[AlterOp],
+) -> Result<Outcome> {
+    let mut def = h.def.clone();
+    let first_new = def.indexes.len();
+    for op in ops {
+        if let AlterOp::AddIndex(spec) = op {
+            let mut cols = std::mem::take(&mut def.columns);
+            let r = add_index(&mut cols, &mut def.indexes, spec);
+            def.columns = cols;
+            r?;
+        }
+    }
+    // New trees take fresh ids; the existing ones keep theirs.
+    let mut next = def.next_index_id.max(def.indexes.len() as u64 + 1);
+    let mut new_ids = Vec::new();
+    for ix in &mut def.indexes[first_new..] {
+        ix.id = next;
+        new_ids.push(next);
+        next += 1;
+    }
+    def.next_index_id = next;
+    // A new index on a nullable column makes no column NOT NULL (only PRIMARY does);
+    // the column definitions stay the old ones.
+    def.columns = h.def.columns.clone();
+    def.indexes = finish_indexes(&def.columns, def.indexes)?;
+    let dict = sess.dict()?;
+    let engine = dict.engine.clone();
+    let name = h.def.name.clone();
+    dict.replace_table(
+        schema,
+        &name,
+        false,
+        |old| {
+            let space = engine.space(old.def.space_id).ok_or_else(|| {
+                crate::dict::storage_error(format!("tablespace of {name} is missing"))
+            })?;
+            for ix in def.indexes.iter().filter(|ix| new_ids.contains(&ix.id)) {
+                if ix.kind == IndexKindDef::Fulltext {
+                    continue;
+                }
+                let items = index_entries(old, ix)?;
+                engine
+                    .bulk_load_tree(&space, ix.id, items)
+                    .map_err(crate::dict::storage_error)?;
+            }
+            Ok(def.clone())
+        },
+        |_, _, _| Ok(()),
+    )?;
+    Ok(Outcome::Ok {
+        affected_rows: 0,
+        last_insert_id: 0,
+        info: "Records: 0  Duplicates: 0  Warnings: 0".into(),
+    })
+}
+
+/// The sorted entries of secondary index `ix` over the table's current rows (1062 if
+/// a unique index finds two rows with the same non-NULL key).
+fn index_entries(t: &TableHandle, ix: &IndexDef) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    let mut entries: Vec<(Vec<u8>, Vec<u8>, usize)> = Vec::new();
+    let mut rows = Vec::new();
+    for r in t.storage.clustered.range(
+        std::ops::Bound::Unbounded,
+        std::ops::Bound::Unbounded,
+        false,
+    ) {
+        let (pk, v) = r.map_err(crate::dict::storage_error)?;
+        let Some(e) = kiln_storage::row::decode_clustered(&v) else {
+            continue;
+        };
+        if e.delete_marked {
+            continue;
+        }
+        let values = t.shape.decode(e.row);
+        let key = rowfmt::index_key(&t.def.columns, &t.shape.colls, ix, &values);
+        let has_null = ix.parts.iter().any(|p| values[p.column].is_null());
+        let (k, val) = kiln_storage::trx::bulk_secondary_entry(&key, &pk);
+        let key_len = if has_null { usize::MAX } else { key.len() };
+        entries.push((k, val, key_len));
+        rows.push(values);
+        if entries.len() > crate::exec::select::ROWS_IN_MEMORY_MAX {
+            return Err(KilnError::with_message(
+                ErrorKind::ER_OUT_OF_RESOURCES,
+                "Out of memory: too many rows to build the index in memory",
+            ));
+        }
+    }
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by(|a, b| entries[*a].0.cmp(&entries[*b].0));
+    if ix.kind == IndexKindDef::Unique {
+        for w in order.windows(2) {
+            let (a, b) = (&entries[w[0]], &entries[w[1]]);
+            if a.2 != usize::MAX && a.2 == b.2 && a.0[..a.2] == b.0[..b.2] {
+                let row = &rows[w[1]];
+                let val: Vec<String> = ix
+                    .parts
+                    .iter()
+                    .map(|p| row[p.column].to_string_lossy().unwrap_or_default())
+                    .collect();
+                return Err(KilnError::new(
+                    ErrorKind::ER_DUP_ENTRY,
+                    &[&val.join("-"), &format!("{}.{}", t.def.name, ix.name)],
+                ));
+            }
+        }
+    }
+    Ok(order
+        .into_iter()
+        .map(|i| {
+            let (k, v, _) = std::mem::take(&mut entries[i]);
+            (k, v)
+        })
+        .collect())
 }
 
 fn moved(col: usize, from: usize, to: usize) -> usize {

@@ -350,6 +350,9 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
         sess.with_trx(|sess, trx| {
             let (mut affected, mut dups) = (0u64, 0u64);
             let records = rows.len();
+            // The auto-increment counter to log once the rows are in (before the
+            // commit, so a committed row never has an id above the persisted counter).
+            let mut persist_next = 0u64;
             // The id the OK packet reports when none was generated: the last explicit
             // value stored into the AUTO_INCREMENT column (mysql_insert_id()).
             let mut explicit_id: Option<u64> = None;
@@ -380,7 +383,7 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                     let zero = !no_auto_on_zero && v.to_i64() == Some(0) && !v.is_null();
                     if v.is_null() || zero {
                         let id = h.auto_inc_take(1);
-                        sess.persist_auto_inc(&h, id + 1)?;
+                        persist_next = persist_next.max(id + 1);
                         row[ac] = Value::UInt(id);
                         first_auto.get_or_insert(id);
                     }
@@ -393,7 +396,7 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                     };
                     if explicit >= h.auto_inc_peek() {
                         h.auto_inc_at_least(explicit.saturating_add(1));
-                        sess.persist_auto_inc(&h, explicit.saturating_add(1))?;
+                        persist_next = persist_next.max(explicit.saturating_add(1));
                     }
                     if first_auto.is_none() {
                         explicit_id = Some(explicit);
@@ -478,6 +481,9 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                     }
                     Err(e) => return Err(trx_error(e)),
                 }
+            }
+            if persist_next > 0 {
+                sess.persist_auto_inc(&h, persist_next)?;
             }
             if let Some(id) = first_auto {
                 sess.set_last_insert_id(id);

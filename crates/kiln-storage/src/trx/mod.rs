@@ -18,7 +18,7 @@ pub mod undo;
 
 pub use lock::{LockError, Mode, Wait};
 pub use manager::{TrxConfig, TrxEngine, TrxRow};
-pub use table::{KeyOf, SecKey, Secondary, Table};
+pub use table::{KeyOf, SecKey, Secondary, Table, bulk_secondary_entry};
 pub use txn::{Isolation, ReadMode, Session, Trx, TrxOptions};
 
 use crate::btree::TreeError;

@@ -80,6 +80,16 @@ fn sec_value(delete_marked: bool, trx: u64, pk_len: usize) -> [u8; SEC_VALUE_LEN
     v
 }
 
+/// A secondary entry for a bulk-built index (CREATE INDEX on existing rows): its key
+/// (index key ‖ primary key) and value (not delete-marked, changed by no transaction
+/// any reader must check: id 0).
+pub fn bulk_secondary_entry(index_key: &[u8], pk: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    (
+        entry_key(index_key, pk),
+        sec_value(false, 0, pk.len()).to_vec(),
+    )
+}
+
 /// The transaction that last changed a secondary entry (None: not a secondary value).
 pub(crate) fn sec_trx(v: &[u8]) -> Option<u64> {
     if v.len() != SEC_VALUE_LEN {
