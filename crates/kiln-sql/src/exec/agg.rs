@@ -1,7 +1,5 @@
 //! Aggregate functions: one accumulator per aggregate call per group.
 
-use std::collections::HashSet;
-
 use kiln_common::{ErrorKind, KilnError, Result};
 
 use crate::ast::Expr;
@@ -29,7 +27,7 @@ enum Kind {
 pub struct Accumulator {
     kind: Kind,
     distinct: bool,
-    seen: HashSet<Vec<u8>>,
+    seen: super::select::Distinct,
     count: u64,
     /// Exact integer sum while every input is an integer.
     int_sum: i128,
@@ -100,7 +98,7 @@ impl Accumulator {
         Ok(Accumulator {
             kind,
             distinct,
-            seen: HashSet::new(),
+            seen: super::select::Distinct::default(),
             count: 0,
             int_sum: 0,
             int_only: true,
@@ -127,7 +125,7 @@ impl Accumulator {
                 }
                 parts.push(x);
             }
-            if self.distinct && !self.seen.insert(super::select::group_key(&parts)) {
+            if self.distinct && !self.seen.insert(&parts) {
                 return Ok(());
             }
             let sep = eval(&args[args.len() - 1], env)?
@@ -155,11 +153,7 @@ impl Accumulator {
         if v.is_null() {
             return Ok(());
         }
-        if self.distinct
-            && !self
-                .seen
-                .insert(super::select::group_key(std::slice::from_ref(&v)))
-        {
+        if self.distinct && !self.seen.insert(std::slice::from_ref(&v)) {
             return Ok(());
         }
         self.count += 1;

@@ -204,7 +204,10 @@ pub fn read_table(
                     return Ok(true);
                 }
             }
-            keys.push(pk.to_vec());
+            if lock != Lock::None {
+                // Locking reads feed UPDATE/DELETE, which need each row's key.
+                keys.push(pk.to_vec());
+            }
             rows.push(row);
             if rows.len() > ROWS_IN_MEMORY_MAX {
                 return Err(KilnError::with_message(
@@ -218,14 +221,16 @@ pub fn read_table(
     sess.rows_read(h, rows.len() as u64);
     if let Some(f) = after {
         let (mut k2, mut r2) = (Vec::new(), Vec::new());
-        for (k, r) in keys.into_iter().zip(rows) {
+        let mut keys = keys.into_iter();
+        for r in rows {
+            let k = keys.next();
             let mut re = RowEnv {
                 inner: sess,
                 row: &r,
                 scope,
             };
             if eval(f, &mut re)?.to_bool() == Some(true) {
-                k2.push(k);
+                k2.extend(k);
                 r2.push(r);
             }
         }
@@ -888,8 +893,8 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         out.push((vals, keys));
     }
     if s.distinct {
-        let mut seen = std::collections::HashSet::new();
-        out.retain(|(v, _)| seen.insert(group_key(v)));
+        let mut seen = Distinct::default();
+        out.retain(|(v, _)| seen.insert(v));
     }
     if !order.is_empty() {
         let desc: Vec<bool> = order.iter().map(|(_, d)| *d).collect();
@@ -976,46 +981,87 @@ fn order_cmp(a: &Value, b: &Value) -> std::cmp::Ordering {
     }
 }
 
-/// A hashable key for grouping and DISTINCT: equal under MySQL's comparison (strings
-/// by their utf8mb4_0900_ai_ci weights, numbers by value).
-pub fn group_key(vals: &[Value]) -> Vec<u8> {
-    let mut k = Vec::new();
+/// Hash of values consistent with grouping equality (`values_eq`): numbers by value,
+/// strings by utf8mb4_0900_ai_ci (the collation's own hash), NULLs alike.
+pub fn hash_values(vals: &[Value]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
     for v in vals {
         match v {
-            Value::Null => k.push(0),
+            Value::Null => 0u8.hash(&mut h),
             Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_) => {
-                k.push(1);
-                let d = v.to_f64().unwrap_or(0.0);
-                let d = if d == 0.0 { 0.0 } else { d };
+                1u8.hash(&mut h);
                 match v {
-                    Value::Int(i) => k.extend_from_slice(&(*i as i128).to_be_bytes()),
-                    Value::UInt(u) => k.extend_from_slice(&(*u as i128).to_be_bytes()),
-                    _ if d.fract() == 0.0 && d.abs() < 1e38 => {
-                        k.extend_from_slice(&(d as i128).to_be_bytes())
+                    Value::Int(i) => (*i as i128).hash(&mut h),
+                    Value::UInt(u) => (*u as i128).hash(&mut h),
+                    _ => {
+                        let d = v.to_f64().unwrap_or(0.0);
+                        if d.fract() == 0.0 && d.abs() < 1e38 {
+                            (d as i128).hash(&mut h)
+                        } else {
+                            d.to_bits().hash(&mut h)
+                        }
                     }
-                    _ => k.extend_from_slice(&d.to_bits().to_be_bytes()),
                 }
             }
             Value::Str(s) => {
-                k.push(2);
-                let mut w = Vec::with_capacity(s.len() * 2);
-                crate::collate::Coll::DEFAULT.weights(s.as_bytes(), &mut w);
-                k.extend_from_slice(&(w.len() as u64).to_be_bytes());
-                k.extend_from_slice(&w);
+                2u8.hash(&mut h);
+                crate::collate::Coll::DEFAULT
+                    .rules()
+                    .hash(s.as_bytes(), &mut h);
             }
             Value::Bytes(b) => {
-                k.push(3);
-                k.extend_from_slice(&(b.len() as u64).to_be_bytes());
-                k.extend_from_slice(b);
+                3u8.hash(&mut h);
+                b.hash(&mut h);
             }
         }
     }
-    k
+    h.finish()
+}
+
+/// Grouping equality: NULL equals NULL, otherwise MySQL's comparison.
+pub fn values_eq(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| match (x.is_null(), y.is_null()) {
+                (true, true) => true,
+                (false, false) => compare(x, y) == Some(std::cmp::Ordering::Equal),
+                _ => false,
+            })
+}
+
+/// Distinct value tuples (DISTINCT, UNION, COUNT(DISTINCT ...), GROUP BY): the tuples
+/// are hashed by `hash_values` and compared on collision, so no key is materialized.
+#[derive(Default)]
+pub struct Distinct {
+    buckets: HashMap<u64, Vec<usize>>,
+    keys: Vec<Vec<Value>>,
+}
+
+impl Distinct {
+    /// The index of `vals` among the distinct tuples, and whether it is new.
+    pub fn find_or_insert(&mut self, vals: &[Value]) -> (usize, bool) {
+        let h = hash_values(vals);
+        let bucket = self.buckets.entry(h).or_default();
+        if let Some(&i) = bucket.iter().find(|&&i| values_eq(&self.keys[i], vals)) {
+            return (i, false);
+        }
+        self.keys.push(vals.to_vec());
+        let i = self.keys.len() - 1;
+        bucket.push(i);
+        (i, true)
+    }
+
+    /// Whether `vals` was not seen before (and remembers it).
+    pub fn insert(&mut self, vals: &[Value]) -> bool {
+        self.find_or_insert(vals).1
+    }
 }
 
 fn distinct(rows: &mut Vec<Vec<Value>>) {
-    let mut seen = std::collections::HashSet::new();
-    rows.retain(|r| seen.insert(group_key(r)));
+    let mut seen = Distinct::default();
+    rows.retain(|r| seen.insert(r));
 }
 
 /// Groups `rows` by `group_by` and computes `aggs` per group: each output row is the
@@ -1028,7 +1074,7 @@ fn group(
     aggs: &[Expr],
     width: usize,
 ) -> Result<Vec<Vec<Value>>> {
-    let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut index = Distinct::default();
     let mut groups: Vec<(Vec<Value>, Vec<Accumulator>)> = Vec::new();
     let new_accs = || -> Result<Vec<Accumulator>> { aggs.iter().map(Accumulator::new).collect() };
     for r in rows {
@@ -1041,15 +1087,11 @@ fn group(
         for g in group_by {
             key_vals.push(eval(g, &mut re)?);
         }
-        let key = group_key(&key_vals);
-        let gi = match index.get(&key) {
-            Some(&i) => i,
-            None => {
-                groups.push((r.clone(), new_accs()?));
-                index.insert(key, groups.len() - 1);
-                groups.len() - 1
-            }
-        };
+        let (gi, new) = index.find_or_insert(&key_vals);
+        if new {
+            debug_assert_eq!(gi, groups.len());
+            groups.push((r.clone(), new_accs()?));
+        }
         let accs = &mut groups[gi].1;
         for (agg, acc) in aggs.iter().zip(accs.iter_mut()) {
             acc.add(agg, &mut re)?;
