@@ -146,6 +146,18 @@ pub fn decode_row_into(
     missing: &dyn Fn(usize) -> Value,
     out: &mut Vec<Value>,
 ) -> Result<(), RowError> {
+    decode_row_masked(columns, b, missing, None, out)
+}
+
+/// `decode_row_into`, building values only for the columns `needed` marks (the others
+/// read as NULL without being copied: a query's projection).
+pub fn decode_row_masked(
+    columns: &[Stored],
+    b: &[u8],
+    missing: &dyn Fn(usize) -> Value,
+    needed: Option<&[bool]>,
+    out: &mut Vec<Value>,
+) -> Result<(), RowError> {
     out.clear();
     if b.len() < 2 {
         return Err(RowError("row too short"));
@@ -170,6 +182,10 @@ pub fn decode_row_into(
                     .try_into()
                     .expect("8 bytes");
                 i += 8;
+                if needed.is_some_and(|m| !m[col]) {
+                    out.push(Value::Null);
+                    continue;
+                }
                 match c {
                     Stored::Signed => Value::Int(i64::from_le_bytes(raw)),
                     Stored::Unsigned => Value::UInt(u64::from_le_bytes(raw)),
@@ -182,6 +198,10 @@ pub fn decode_row_into(
                     .get(i..i.checked_add(len).ok_or(RowError("length"))?)
                     .ok_or(RowError("row ends in a string"))?;
                 i += len;
+                if needed.is_some_and(|m| !m[col]) {
+                    out.push(Value::Null);
+                    continue;
+                }
                 match c {
                     Stored::Decimal => Value::Decimal(String::from_utf8_lossy(bytes).into_owned()),
                     Stored::Text => match std::str::from_utf8(bytes) {

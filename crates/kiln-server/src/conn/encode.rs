@@ -169,7 +169,7 @@ pub fn write_rows(
     io.finish(s);
     write_columns(io, caps, &rows.columns, status_flags);
     let types: Vec<ColumnType> = rows.columns.iter().map(|c| column_type(c.kind)).collect();
-    let mut texts: Vec<Option<Vec<u8>>> = Vec::with_capacity(rows.columns.len());
+    let mut scratch = String::new();
     let mut bins: Vec<BinaryValue> = Vec::with_capacity(rows.columns.len());
     for row in &rows.rows {
         let s = io.begin();
@@ -178,9 +178,32 @@ pub fn write_rows(
             bins.extend(row.iter().zip(&types).map(|(v, t)| binary_value(v, *t)));
             put_binary_row(&mut io.wbuf, &types, &bins);
         } else {
-            texts.clear();
-            texts.extend(row.iter().map(Value::to_text));
-            put_text_row(&mut io.wbuf, texts.iter().map(|t| t.as_deref()));
+            // Strings go out from the value itself; only numbers are formatted (into
+            // one reused buffer): no allocation per cell.
+            for v in row {
+                match v {
+                    Value::Null => put_text_row(&mut io.wbuf, [None]),
+                    Value::Str(s) => put_text_row(&mut io.wbuf, [Some(s.as_bytes())]),
+                    Value::Bytes(b) => put_text_row(&mut io.wbuf, [Some(b.as_slice())]),
+                    Value::Decimal(d) => put_text_row(&mut io.wbuf, [Some(d.as_bytes())]),
+                    Value::Int(i) => {
+                        use std::fmt::Write;
+                        scratch.clear();
+                        let _ = write!(scratch, "{i}");
+                        put_text_row(&mut io.wbuf, [Some(scratch.as_bytes())]);
+                    }
+                    Value::UInt(u) => {
+                        use std::fmt::Write;
+                        scratch.clear();
+                        let _ = write!(scratch, "{u}");
+                        put_text_row(&mut io.wbuf, [Some(scratch.as_bytes())]);
+                    }
+                    other => {
+                        let t = other.to_text();
+                        put_text_row(&mut io.wbuf, [t.as_deref()]);
+                    }
+                }
+            }
         }
         io.finish(s);
         io.flush_if_large()?;

@@ -32,7 +32,17 @@ impl RowShape {
     }
 
     pub fn decode_into(&self, row: &[u8], out: &mut Vec<Value>) -> Result<()> {
-        rowfmt::decode_row_into(&self.stored, row, &|i| self.missing[i].clone(), out)
+        self.decode_masked(row, None, out)
+    }
+
+    /// Decodes only the columns `needed` marks (the rest read as NULL).
+    pub fn decode_masked(
+        &self,
+        row: &[u8],
+        needed: Option<&[bool]>,
+        out: &mut Vec<Value>,
+    ) -> Result<()> {
+        rowfmt::decode_row_masked(&self.stored, row, &|i| self.missing[i].clone(), needed, out)
             .map_err(|e| storage_error(format!("damaged row: {}", e.0)))
     }
 }

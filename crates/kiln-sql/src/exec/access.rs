@@ -459,11 +459,12 @@ pub fn fetch(
     access: &Access,
     lock: Lock,
     descending: bool,
+    needed: Option<&[bool]>,
     f: &mut RowSink<'_>,
 ) -> Result<()> {
     let mut decode = |pk: &[u8], row: &[u8], f: &mut RowSink<'_>| {
         let mut values = Vec::with_capacity(t.def.columns.len());
-        t.shape.decode_into(row, &mut values)?;
+        t.shape.decode_masked(row, needed, &mut values)?;
         f(pk, values)
     };
     let wait = |w: LockWait| match w {

@@ -607,6 +607,7 @@ fn target_rows(
         Lock::Exclusive(super::access::LockWait::Default),
         false,
         early,
+        None,
     )?;
     let mut out: Vec<(Vec<u8>, Vec<Value>)> = keys.into_iter().zip(rows).collect();
     if !order_by.is_empty() {

@@ -162,6 +162,7 @@ pub fn table_scope(h: &TableHandle, alias: &str) -> Vec<ScopeColumn> {
 
 /// Reads one base table, using the conjuncts of `filter` that concern it alone to pick
 /// an access path. `filter` is bound to the table's own slots.
+#[allow(clippy::too_many_arguments)]
 pub fn read_table(
     sess: &mut Session,
     h: &Arc<TableHandle>,
@@ -170,6 +171,7 @@ pub fn read_table(
     lock: Lock,
     descending: bool,
     limit: Option<usize>,
+    needed: Option<&[bool]>,
 ) -> Result<KeyedRows> {
     let conj: Vec<&Expr> = filter.map(conjuncts).unwrap_or_default();
     let acc = access::plan(h, &conj, sess)?;
@@ -187,7 +189,7 @@ pub fn read_table(
     let interrupt = sess.interrupt.clone();
     let mut examined = 0u64;
     sess.with_trx(|env, trx| {
-        access::fetch(trx, h, &acc, lock, descending, &mut |pk, row| {
+        access::fetch(trx, h, &acc, lock, descending, needed, &mut |pk, row| {
             examined += 1;
             if examined.is_multiple_of(4096)
                 && interrupt.load(std::sync::atomic::Ordering::Relaxed) != 0
@@ -344,12 +346,50 @@ fn has_subquery(e: &Expr) -> bool {
     found
 }
 
+/// The columns of `h` a single-table SELECT uses (None: all — `*`, subqueries, or
+/// no SELECT given). Unused columns are not decoded.
+fn needed_columns(select: Option<&Select>, h: &TableHandle) -> Option<Vec<bool>> {
+    let s = select?;
+    let mut needed = vec![false; h.def.columns.len()];
+    let mut all = false;
+    let mut mark = |e: &Expr| {
+        bind::visit(e, &mut |x| match x {
+            Expr::Column { name, .. } if name == "*" => all = true,
+            Expr::Column { name, .. } => match h.def.column_index(name) {
+                Some(i) => needed[i] = true,
+                None => all = true,
+            },
+            Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. } => all = true,
+            _ => {}
+        })
+    };
+    for i in &s.items {
+        mark(&i.expr);
+    }
+    for e in s
+        .filter
+        .iter()
+        .chain(s.having.iter())
+        .chain(s.group_by.iter())
+    {
+        mark(e);
+    }
+    for o in &s.order_by {
+        mark(&o.expr);
+    }
+    if all || s.union.is_some() {
+        return None;
+    }
+    Some(needed)
+}
+
 /// Builds the relation of a FROM clause, filtered by `filter` (unbound).
 pub fn from_clause(
     sess: &mut Session,
     from: &[FromItem],
     filter: Option<&Expr>,
     lock: Lock,
+    select: Option<&Select>,
 ) -> Result<(Relation, bool)> {
     // A single table: its own access path, the filter applied while reading.
     if let [FromItem::Table { name, alias }] = from
@@ -369,7 +409,17 @@ pub fn from_clause(
         {
             return Err(ErrorKind::ER_INVALID_GROUP_FUNC_USE.into());
         }
-        let (keys, rows) = read_table(sess, &h, Some(&scope), bound.as_ref(), lock, false, None)?;
+        let needed = needed_columns(select, &h);
+        let (keys, rows) = read_table(
+            sess,
+            &h,
+            Some(&scope),
+            bound.as_ref(),
+            lock,
+            false,
+            None,
+            needed.as_deref(),
+        )?;
         return Ok((
             Relation {
                 scope,
@@ -441,7 +491,7 @@ fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Result<Relati
         FromItem::Table { name, alias } => {
             let h = resolve_table(sess, name)?;
             let alias = alias.clone().unwrap_or_else(|| h.def.name.clone());
-            let (keys, rows) = read_table(sess, &h, None, None, lock, false, None)?;
+            let (keys, rows) = read_table(sess, &h, None, None, lock, false, None, None)?;
             Ok(Relation {
                 scope: Scope {
                     columns: table_scope(&h, &alias),
@@ -696,7 +746,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             false,
         )
     } else {
-        from_clause(sess, &s.from, filter.as_ref(), lock)?
+        from_clause(sess, &s.from, filter.as_ref(), lock, Some(s))?
     };
     let mut rows = rel.rows;
     let scope = rel.scope;
