@@ -5,7 +5,7 @@
 
 use kiln_common::{ErrorKind, KilnError, Result};
 
-use crate::ast::{BinaryOp, CastType, Expr, Select, UnaryOp, VarScope};
+use crate::ast::{BinaryOp, Expr, Select, UnaryOp, VarScope};
 use crate::value::{Value, format_double};
 
 /// Severity of a diagnostic in SHOW WARNINGS.
@@ -235,7 +235,7 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
                 None => Ok(Value::Null),
             }
         }
-        Expr::Cast { expr, to } => cast(eval(expr, env)?, *to),
+        Expr::Cast { expr, to } => crate::functions::cast::cast(eval(expr, env)?, *to, env),
         Expr::Func { name, args } => crate::functions::call(name, args, env),
     }
 }
@@ -631,32 +631,6 @@ pub fn like_match(s: &str, p: &str, escape: char, ci: bool) -> bool {
         pi += 1;
     }
     pi == p.len()
-}
-
-pub fn cast(v: Value, to: CastType) -> Result<Value> {
-    if v.is_null() {
-        return Ok(Value::Null);
-    }
-    Ok(match to {
-        CastType::Signed => Value::Int(match &v {
-            Value::UInt(u) => *u as i64,
-            other => other.to_i64().unwrap_or(0),
-        }),
-        CastType::Unsigned => Value::UInt(match &v {
-            Value::Int(i) => *i as u64,
-            other => {
-                let f = other.to_f64().unwrap_or(0.0).round();
-                if f < 0.0 { f as i64 as u64 } else { f as u64 }
-            }
-        }),
-        CastType::Char => Value::Str(v.to_string_lossy().unwrap_or_default()),
-        CastType::Binary => Value::Bytes(v.to_text().unwrap_or_default()),
-        CastType::Double => Value::Double(v.to_f64().unwrap_or(0.0)),
-        CastType::Decimal => match v {
-            Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => Value::Decimal(v.to_string()),
-            other => Value::Decimal(format!("{:.0}", other.to_f64().unwrap_or(0.0))),
-        },
-    })
 }
 
 /// Renders a double for string contexts exactly as the text protocol would.

@@ -9,6 +9,23 @@ use crate::ast::Expr;
 use crate::eval::{Env, Level, compare, eval};
 use crate::value::Value;
 
+pub mod cast;
+#[cfg(test)]
+pub(crate) mod testenv;
+pub mod time;
+
+/// Error 1582 unless `lo <= argc <= hi`.
+pub(crate) fn check_arity(name: &str, argc: usize, lo: usize, hi: usize) -> Result<()> {
+    if argc < lo || argc > hi {
+        Err(KilnError::new(
+            ErrorKind::ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT,
+            &[&name.to_ascii_uppercase()],
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 /// Longest string a function may build (REPEAT, LPAD, CONCAT ...): beyond it MySQL
 /// returns NULL with a warning about max_allowed_packet.
 const RESULT_BYTES_MAX: usize = 64 << 20;
@@ -56,6 +73,9 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
     let mut v = Vec::with_capacity(argc);
     for a in args {
         v.push(eval(a, env)?);
+    }
+    if let Some(r) = time::call(name, &v, env)? {
+        return Ok(r);
     }
     let null_in = v.iter().any(Value::is_null);
     let s = |i: usize| v[i].to_string_lossy().unwrap_or_default();
