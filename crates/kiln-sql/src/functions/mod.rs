@@ -10,6 +10,7 @@ use crate::eval::{Env, Level, compare, eval};
 use crate::value::Value;
 
 pub mod cast;
+pub mod string;
 #[cfg(test)]
 pub(crate) mod testenv;
 pub mod time;
@@ -75,6 +76,9 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
         v.push(eval(a, env)?);
     }
     if let Some(r) = time::call(name, &v, env)? {
+        return Ok(r);
+    }
+    if let Some(r) = string::call(name, &v, env)? {
         return Ok(r);
     }
     let null_in = v.iter().any(Value::is_null);
