@@ -364,7 +364,11 @@ impl Session {
             self.commit_current()?;
         }
         match stmt {
-            Stmt::Select(s) if !s.from.is_empty() || s.union.is_some() => {
+            Stmt::Select(s)
+                if !s.from.is_empty()
+                    || s.union.is_some()
+                    || crate::exec::select::needs_dual(s) =>
+            {
                 crate::exec::select::run(self, s).map(Outcome::Rows)
             }
             Stmt::Select(s) => self.select(s),

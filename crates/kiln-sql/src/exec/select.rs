@@ -665,7 +665,29 @@ pub fn run(sess: &mut Session, s: &Select) -> Result<Rows> {
     Ok(out)
 }
 
+/// Whether a table-less SELECT needs the grouping machinery (aggregates, GROUP BY,
+/// HAVING): it then runs over one empty row, as MySQL's implicit DUAL.
+pub fn needs_dual(s: &Select) -> bool {
+    s.from.is_empty()
+        && (!s.group_by.is_empty()
+            || s.having.is_some()
+            || s.items.iter().any(|i| contains_aggregate(&i.expr)))
+}
+
 fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
+    if needs_dual(s) {
+        let mut one = Select::empty();
+        one.items.push(crate::ast::SelectItem {
+            expr: Expr::Literal(crate::value::Value::Int(1)),
+            name: "__kiln_dual".into(),
+        });
+        let mut with_dual = s.clone();
+        with_dual.from = vec![FromItem::Derived {
+            select: Box::new(one),
+            alias: "__kiln_dual".into(),
+        }];
+        return run_one(sess, &with_dual);
+    }
     if s.from.is_empty() {
         return sess.select_without_tables(s);
     }
