@@ -10,6 +10,7 @@ use crate::eval::{Env, Level, compare, eval};
 use crate::value::Value;
 
 pub mod cast;
+pub mod json;
 pub mod string;
 #[cfg(test)]
 pub(crate) mod testenv;
@@ -79,6 +80,9 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
         return Ok(r);
     }
     if let Some(r) = string::call(name, &v, env)? {
+        return Ok(r);
+    }
+    if let Some(r) = json::call(name, args, &v, env)? {
         return Ok(r);
     }
     let null_in = v.iter().any(Value::is_null);

@@ -291,7 +291,10 @@ impl<'a> Parser<'a> {
                 self.expect_op(")")?;
                 e
             }
-            Tok::QuotedIdent(s) => self.column_or_call(s.into_owned(), true)?,
+            Tok::QuotedIdent(s) => {
+                let c = self.column_or_call(s.into_owned(), true)?;
+                self.json_arrow(c)?
+            }
             Tok::Word(w) => {
                 let u = w.to_ascii_uppercase();
                 match u.as_str() {
@@ -335,7 +338,10 @@ impl<'a> Parser<'a> {
                         self.typed_literal(&u.to_ascii_lowercase(), &s)?
                     }
                     _ if is_reserved(w) && !self.is_op("(") => return Err(self.error_at(t.start)),
-                    _ => self.column_or_call(w.to_string(), false)?,
+                    _ => {
+                        let c = self.column_or_call(w.to_string(), false)?;
+                        self.json_arrow(c)?
+                    }
                 }
             }
             _ => return Err(self.error_at(t.start)),

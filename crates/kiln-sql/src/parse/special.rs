@@ -67,6 +67,28 @@ impl<'a> Parser<'a> {
         Ok(func("date_add_interval", vec![right, n, unit_lit(u)]))
     }
 
+    /// `col->'path'` (JSON_EXTRACT) and `col->>'path'` (JSON_UNQUOTE of it) after a
+    /// column reference.
+    pub(super) fn json_arrow(&mut self, e: Expr) -> Result<Expr> {
+        if !matches!(e, Expr::Column { .. }) {
+            return Ok(e);
+        }
+        let unquote = if self.eat_op("->>") {
+            true
+        } else if self.eat_op("->") {
+            false
+        } else {
+            return Ok(e);
+        };
+        let path = Expr::Literal(Value::Str(self.string()?));
+        let x = func("json_extract", vec![e, path]);
+        Ok(if unquote {
+            func("json_unquote", vec![x])
+        } else {
+            x
+        })
+    }
+
     /// Calls with special argument syntax; the "(" is consumed, and so is the ")" when
     /// this returns Some.
     pub(super) fn special_call(&mut self, name: &str) -> Result<Option<Expr>> {
