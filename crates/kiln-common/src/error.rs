@@ -105,7 +105,11 @@ errors! {
     ER_PS_MANY_PARAM = (1390, "HY000", "Prepared statement contains too many placeholders");
     ER_NO_SUCH_USER = (1449, "HY000", "The user specified as a definer ('%s'@'%s') does not exist");
     ER_TABLEACCESS_DENIED_ERROR = (1142, "42000", "%s command denied to user '%s'@'%s' for table '%s'");
+    ER_WRONG_VALUE = (1525, "HY000", "Incorrect %s value: '%s'");
     ER_WRONG_VALUE_FOR_TYPE = (1411, "HY000", "Incorrect %s value: '%s' for function %s");
+    ER_INVALID_JSON_TEXT_IN_PARAM = (3141, "22032", "Invalid JSON text in argument %u to function %s: \"%s\" at position %u.%s");
+    ER_INVALID_JSON_PATH = (3143, "42000", "Invalid JSON path expression. The error is around character position %u.%s");
+    ER_JSON_DOCUMENT_NULL_KEY = (3158, "22032", "JSON documents may not contain NULL member names.");
     ER_INVALID_JSON_TEXT = (3140, "22032", "Invalid JSON text: \"%s\" at position %u in value for column '%s'.");
     ER_INTERNAL_ERROR = (1815, "HY000", "Internal error: %s");
     ER_CRASHED_ON_USAGE = (1194, "HY000", "Table '%s' is marked as crashed and should be repaired");

@@ -129,10 +129,18 @@ pub enum Expr {
 pub enum CastType {
     Signed,
     Unsigned,
-    Char,
-    Binary,
-    Decimal,
+    /// CHAR[(n)]: at most n characters.
+    Char(Option<u32>),
+    /// BINARY[(n)]: at most n bytes.
+    Binary(Option<u32>),
+    /// DECIMAL(precision, scale); DECIMAL alone is (10, 0).
+    Decimal(u32, u32),
     Double,
+    Date,
+    /// DATETIME(fsp)
+    DateTime(u8),
+    /// TIME(fsp)
+    Time(u8),
 }
 
 #[derive(Debug, Clone, PartialEq)]

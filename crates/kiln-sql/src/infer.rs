@@ -84,9 +84,12 @@ fn kind_opt(e: &Expr, slot: &dyn Fn(usize) -> Option<ColumnKind>) -> Option<Colu
         | Expr::Like { .. } => ColumnKind::LongLong,
         Expr::Cast { to, .. } => match to {
             CastType::Signed | CastType::Unsigned => ColumnKind::LongLong,
-            CastType::Decimal => ColumnKind::NewDecimal,
+            CastType::Decimal(..) => ColumnKind::NewDecimal,
             CastType::Double => ColumnKind::Double,
-            CastType::Char | CastType::Binary => ColumnKind::VarString,
+            CastType::Char(_) | CastType::Binary(_) => ColumnKind::VarString,
+            CastType::Date => ColumnKind::Date,
+            CastType::DateTime(_) => ColumnKind::DateTime,
+            CastType::Time(_) => ColumnKind::Time,
         },
         Expr::Case {
             whens, otherwise, ..

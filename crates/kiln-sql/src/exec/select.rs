@@ -720,13 +720,19 @@ pub fn run(sess: &mut Session, s: &Select) -> Result<Rows> {
     Ok(out)
 }
 
+/// Whether a table-less SELECT needs the grouping machinery (aggregates, GROUP BY,
+/// HAVING): it then runs over one empty row, as MySQL's implicit DUAL.
+pub fn needs_dual(s: &Select) -> bool {
+    s.from.is_empty()
+        && (!s.group_by.is_empty()
+            || s.having.is_some()
+            || s.items.iter().any(|i| contains_aggregate(&i.expr)))
+}
+
 fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
     // Without FROM: constant rows, unless aggregates make it a one-group query over
     // one empty row (`SELECT COUNT(*)` is 1, `SELECT - SUM(5)` is -5).
-    let aggregated = s.items.iter().any(|i| contains_aggregate(&i.expr))
-        || !s.group_by.is_empty()
-        || s.having.is_some();
-    if s.from.is_empty() && !aggregated {
+    if s.from.is_empty() && !needs_dual(s) {
         return sess.select_without_tables(s);
     }
     check_unique_aliases(&s.from)?;

@@ -37,6 +37,10 @@ impl<'a> Parser<'a> {
                     for _ in 0..n {
                         self.bump();
                     }
+                    if matches!(op, BinaryOp::Add | BinaryOp::Sub) && self.is_kw("INTERVAL") {
+                        left = self.interval_op(left, op == BinaryOp::Sub)?;
+                        continue;
+                    }
                     let right = self.binary(prec + 1)?;
                     Expr::Binary {
                         op,
@@ -287,7 +291,10 @@ impl<'a> Parser<'a> {
                 self.expect_op(")")?;
                 e
             }
-            Tok::QuotedIdent(s) => self.column_or_call(s.into_owned(), true)?,
+            Tok::QuotedIdent(s) => {
+                let c = self.column_or_call(s.into_owned(), true)?;
+                self.json_arrow(c)?
+            }
             Tok::Word(w) => {
                 let u = w.to_ascii_uppercase();
                 match u.as_str() {
@@ -305,12 +312,12 @@ impl<'a> Parser<'a> {
                     }
                     "CAST" if self.is_op("(") => return self.cast(),
                     "CONVERT" if self.is_op("(") => return self.convert(),
-                    "INTERVAL" if !self.is_op("(") => return Err(self.error_at(t.start)),
+                    "INTERVAL" if !self.is_op("(") => return self.interval_prefix(),
                     "BINARY" if !self.is_op("(") => {
                         let e = self.binary(13)?;
                         Expr::Cast {
                             expr: Box::new(e),
-                            to: CastType::Binary,
+                            to: CastType::Binary(None),
                         }
                     }
                     "CURRENT_TIMESTAMP" | "CURRENT_DATE" | "CURRENT_TIME" | "LOCALTIME"
@@ -327,15 +334,14 @@ impl<'a> Parser<'a> {
                         let Tok::Str(s) = self.bump().tok else {
                             unreachable!()
                         };
-                        Expr::Func {
-                            name: u.to_ascii_lowercase(),
-                            args: vec![Expr::Literal(Value::Str(
-                                String::from_utf8_lossy(&s).into_owned(),
-                            ))],
-                        }
+                        let s = String::from_utf8_lossy(&s).into_owned();
+                        self.typed_literal(&u.to_ascii_lowercase(), &s)?
                     }
                     _ if is_reserved(w) && !self.is_op("(") => return Err(self.error_at(t.start)),
-                    _ => self.column_or_call(w.to_string(), false)?,
+                    _ => {
+                        let c = self.column_or_call(w.to_string(), false)?;
+                        self.json_arrow(c)?
+                    }
                 }
             }
             _ => return Err(self.error_at(t.start)),
@@ -353,37 +359,7 @@ impl<'a> Parser<'a> {
     pub(super) fn column_or_call(&mut self, first: String, quoted: bool) -> Result<Expr> {
         if !quoted && self.is_op("(") && self.peek().start == self.toks[self.pos - 1].end {
             self.bump();
-            let mut name = first.to_ascii_lowercase();
-            let mut args = Vec::new();
-            if name == "count" && self.eat_op("*") {
-                self.expect_op(")")?;
-                return Ok(Expr::Func {
-                    name,
-                    args: vec![Expr::Literal(Value::Int(1))],
-                });
-            }
-            if !self.eat_op(")") {
-                if self.eat_kw("DISTINCT") {
-                    name.push_str(" distinct");
-                }
-                args = self.expr_list()?;
-                if name.starts_with("group_concat") {
-                    // ORDER BY inside GROUP_CONCAT is accepted; SEPARATOR is kept as a
-                    // last argument.
-                    if self.eat_kw("ORDER") {
-                        self.expect_kw("BY")?;
-                        self.order_list()?;
-                    }
-                    let sep = if self.eat_kw("SEPARATOR") {
-                        self.primary()?
-                    } else {
-                        Expr::Literal(Value::Str(",".into()))
-                    };
-                    args.push(sep);
-                }
-                self.expect_op(")")?;
-            }
-            return Ok(Expr::Func { name, args });
+            return self.call_args(first);
         }
         if !quoted && self.is_op("(") {
             // MySQL without IGNORE_SPACE: "f (x)" is still a call for built-ins; treat alike.
@@ -411,14 +387,49 @@ impl<'a> Parser<'a> {
 
     pub(super) fn column_or_call_spaced(&mut self, first: String) -> Result<Expr> {
         self.bump();
-        let name = first.to_ascii_lowercase();
-        let args = if self.eat_op(")") {
-            Vec::new()
-        } else {
-            let a = self.expr_list()?;
+        self.call_args(first)
+    }
+
+    /// The arguments of a call after its "(": `COUNT(*)`, `[ALL | DISTINCT] args`
+    /// (DISTINCT is kept as the name suffix " distinct"; ALL is the default), and
+    /// GROUP_CONCAT's ORDER BY / SEPARATOR; a few built-ins with special syntax are
+    /// parsed in `special_call`.
+    pub(super) fn call_args(&mut self, first: String) -> Result<Expr> {
+        let mut name = first.to_ascii_lowercase();
+        if let Some(e) = self.special_call(&name)? {
+            return Ok(e);
+        }
+        let mut args = Vec::new();
+        if name == "count" && self.eat_op("*") {
             self.expect_op(")")?;
-            a
-        };
+            return Ok(Expr::Func {
+                name,
+                args: vec![Expr::Literal(Value::Int(1))],
+            });
+        }
+        if !self.eat_op(")") {
+            if self.eat_kw("DISTINCT") {
+                name.push_str(" distinct");
+            } else {
+                self.eat_kw("ALL");
+            }
+            args = self.expr_list()?;
+            if name.starts_with("group_concat") {
+                // ORDER BY inside GROUP_CONCAT is accepted; SEPARATOR is kept as a
+                // last argument.
+                if self.eat_kw("ORDER") {
+                    self.expect_kw("BY")?;
+                    self.order_list()?;
+                }
+                let sep = if self.eat_kw("SEPARATOR") {
+                    self.primary()?
+                } else {
+                    Expr::Literal(Value::Str(",".into()))
+                };
+                args.push(sep);
+            }
+            self.expect_op(")")?;
+        }
         Ok(Expr::Func { name, args })
     }
 
@@ -450,42 +461,6 @@ impl<'a> Parser<'a> {
         })
     }
 
-    pub(super) fn cast_type(&mut self) -> Result<CastType> {
-        let t = match &self.peek().tok {
-            Tok::Word(w) => w.to_ascii_uppercase(),
-            _ => return Err(self.error()),
-        };
-        self.bump();
-        let ty = match t.as_str() {
-            "SIGNED" => {
-                let _ = self.eat_kw("INTEGER") || self.eat_kw("INT");
-                CastType::Signed
-            }
-            "UNSIGNED" => {
-                let _ = self.eat_kw("INTEGER") || self.eat_kw("INT");
-                CastType::Unsigned
-            }
-            "CHAR" | "NCHAR" | "VARCHAR" => CastType::Char,
-            "BINARY" => CastType::Binary,
-            "DECIMAL" => CastType::Decimal,
-            "DOUBLE" | "FLOAT" | "REAL" => CastType::Double,
-            _ => return Err(self.error_at(self.toks[self.pos - 1].start)),
-        };
-        if self.eat_op("(") {
-            while !self.eat_op(")") {
-                if self.at_eof() {
-                    return Err(self.error());
-                }
-                self.bump();
-            }
-        }
-        while self.eat_kw("CHARACTER") || self.eat_kw("CHARSET") || self.eat_kw("COLLATE") {
-            self.eat_kw("SET");
-            self.ident_or_string()?;
-        }
-        Ok(ty)
-    }
-
     pub(super) fn cast(&mut self) -> Result<Expr> {
         self.expect_op("(")?;
         let e = self.expr()?;
@@ -503,7 +478,7 @@ impl<'a> Parser<'a> {
         let e = self.expr()?;
         let to = if self.eat_kw("USING") {
             self.ident_or_string()?;
-            CastType::Char
+            CastType::Char(None)
         } else {
             self.expect_op(",")?;
             self.cast_type()?

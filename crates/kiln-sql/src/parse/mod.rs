@@ -21,6 +21,7 @@ mod dml;
 mod expr;
 mod select;
 mod set;
+mod special;
 mod stmt;
 
 const SYNTAX_PREFIX: &str = "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use";

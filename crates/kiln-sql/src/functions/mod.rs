@@ -9,6 +9,26 @@ use crate::ast::Expr;
 use crate::eval::{Env, Level, compare, eval};
 use crate::value::Value;
 
+pub mod cast;
+pub mod json;
+pub mod math;
+pub mod string;
+#[cfg(test)]
+pub(crate) mod testenv;
+pub mod time;
+
+/// Error 1582 unless `lo <= argc <= hi`.
+pub(crate) fn check_arity(name: &str, argc: usize, lo: usize, hi: usize) -> Result<()> {
+    if argc < lo || argc > hi {
+        Err(KilnError::new(
+            ErrorKind::ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT,
+            &[&name.to_ascii_uppercase()],
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 /// Longest string a function may build (REPEAT, LPAD, CONCAT ...): beyond it MySQL
 /// returns NULL with a warning about max_allowed_packet.
 const RESULT_BYTES_MAX: usize = 64 << 20;
@@ -56,6 +76,18 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
     let mut v = Vec::with_capacity(argc);
     for a in args {
         v.push(eval(a, env)?);
+    }
+    if let Some(r) = time::call(name, &v, env)? {
+        return Ok(r);
+    }
+    if let Some(r) = string::call(name, &v, env)? {
+        return Ok(r);
+    }
+    if let Some(r) = json::call(name, args, &v, env)? {
+        return Ok(r);
+    }
+    if let Some(r) = math::call(name, &v, env)? {
+        return Ok(r);
     }
     let null_in = v.iter().any(Value::is_null);
     let s = |i: usize| v[i].to_string_lossy().unwrap_or_default();
@@ -315,25 +347,6 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
                 v[0].clone()
             }
         }
-        "greatest" | "least" => {
-            want(2, usize::MAX)?;
-            if null_in {
-                return Ok(Value::Null);
-            }
-            let mut best = v[0].clone();
-            for x in &v[1..] {
-                let o = compare(x, &best);
-                let better = if name == "greatest" {
-                    o == Some(std::cmp::Ordering::Greater)
-                } else {
-                    o == Some(std::cmp::Ordering::Less)
-                };
-                if better {
-                    best = x.clone();
-                }
-            }
-            best
-        }
         "abs" => {
             want(1, 1)?;
             match &v[0] {
@@ -362,47 +375,6 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
                 0
             })
         }
-        "floor" | "ceil" | "ceiling" => {
-            want(1, 1)?;
-            match &v[0] {
-                Value::Int(_) | Value::UInt(_) => v[0].clone(),
-                other => {
-                    let f = other.to_f64().unwrap_or(0.0);
-                    let r = if name == "floor" { f.floor() } else { f.ceil() };
-                    if matches!(other, Value::Decimal(_)) {
-                        Value::Int(r as i64)
-                    } else {
-                        Value::Double(r)
-                    }
-                }
-            }
-        }
-        "round" | "truncate" => {
-            want(if name == "truncate" { 2 } else { 1 }, 2)?;
-            let d = if argc == 2 {
-                v[1].to_i64().unwrap_or(0).clamp(-30, 30)
-            } else {
-                0
-            };
-            match &v[0] {
-                Value::Int(i) if d >= 0 => Value::Int(*i),
-                Value::UInt(u) if d >= 0 => Value::UInt(*u),
-                other => {
-                    let f = other.to_f64().unwrap_or(0.0);
-                    let m = 10f64.powi(d as i32);
-                    let r = if name == "round" {
-                        (f * m).round() / m
-                    } else {
-                        (f * m).trunc() / m
-                    };
-                    match other {
-                        Value::Double(_) | Value::Str(_) | Value::Bytes(_) => Value::Double(r),
-                        Value::Int(_) | Value::UInt(_) => Value::Int(r as i64),
-                        _ => Value::Decimal(format!("{:.*}", d.max(0) as usize, r)),
-                    }
-                }
-            }
-        }
         "mod" => {
             want(2, 2)?;
             let e = Expr::Binary {
@@ -411,10 +383,6 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
                 right: Box::new(Expr::Literal(v[1].clone())),
             };
             eval(&e, env)?
-        }
-        "pi" => {
-            want(0, 0)?;
-            Value::Double(std::f64::consts::PI)
         }
         "sqrt" | "exp" | "ln" | "log10" | "log2" => {
             want(1, 1)?;

@@ -5,8 +5,10 @@
 
 use kiln_common::{ErrorKind, KilnError, Result};
 
-use crate::ast::{BinaryOp, CastType, Expr, Select, UnaryOp, VarScope};
+use crate::ast::{BinaryOp, Expr, Select, UnaryOp, VarScope};
 use crate::value::{Value, format_double};
+
+mod arith;
 
 /// Severity of a diagnostic in SHOW WARNINGS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,7 +237,7 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
                 None => Ok(Value::Null),
             }
         }
-        Expr::Cast { expr, to } => cast(eval(expr, env)?, *to),
+        Expr::Cast { expr, to } => crate::functions::cast::cast(eval(expr, env)?, *to, env),
         Expr::Func { name, args } => crate::functions::call(name, args, env),
     }
 }
@@ -267,9 +269,7 @@ fn unary(op: UnaryOp, v: Value, src: &Expr, env: &mut dyn Env) -> Result<Value> 
                 None => return Err(out_of_range("BIGINT", &format!("-({})", expr_text(src)))),
             },
             Value::UInt(u) if u <= 1 << 63 => Value::Int((u as i64).wrapping_neg()),
-            Value::UInt(_) => {
-                return Err(out_of_range("BIGINT", &format!("-({})", expr_text(src))));
-            }
+            Value::UInt(u) => Value::Decimal(format!("-{u}")),
             Value::Decimal(s) => Value::Decimal(match s.strip_prefix('-') {
                 Some(p) => p.to_string(),
                 None if s.chars().all(|c| c == '0' || c == '.') => s,
@@ -280,7 +280,7 @@ fn unary(op: UnaryOp, v: Value, src: &Expr, env: &mut dyn Env) -> Result<Value> 
     })
 }
 
-fn out_of_range(ty: &str, text: &str) -> KilnError {
+pub(crate) fn out_of_range(ty: &str, text: &str) -> KilnError {
     KilnError::new(ErrorKind::ER_DATA_OUT_OF_RANGE, &[&ty, &text])
 }
 
@@ -421,61 +421,7 @@ fn binary(op: BinaryOp, left: &Expr, right: &Expr, env: &mut dyn Env) -> Result<
                 }
             })
         }
-        Add | Sub | Mul => arith(op, &a, &b, &text)?,
-        Div => {
-            let y = b.to_f64().unwrap_or(0.0);
-            if y == 0.0 {
-                env.warn(Level::Warning, 1365, "Division by 0".into());
-                return Ok(Value::Null);
-            }
-            let x = a.to_f64().unwrap_or(0.0);
-            if is_approx(&a) || is_approx(&b) {
-                Value::Double(x / y)
-            } else {
-                let scale = scale_of(&a) + env.div_precision_increment() as usize;
-                Value::Decimal(format!("{:.*}", scale.min(30), x / y))
-            }
-        }
-        IntDiv => {
-            if b.to_f64().unwrap_or(0.0) == 0.0 {
-                env.warn(Level::Warning, 1365, "Division by 0".into());
-                return Ok(Value::Null);
-            }
-            match (&a, &b) {
-                (Value::Int(x), Value::Int(y)) => match x.checked_div(*y) {
-                    Some(q) => Value::Int(q),
-                    None => return Err(out_of_range("BIGINT", &text())),
-                },
-                _ => {
-                    let q = (a.to_f64().unwrap_or(0.0) / b.to_f64().unwrap_or(1.0)).trunc();
-                    if q.abs() >= 9.223_372_036_854_776e18 {
-                        return Err(out_of_range("BIGINT", &text()));
-                    }
-                    Value::Int(q as i64)
-                }
-            }
-        }
-        Mod => {
-            if b.to_f64().unwrap_or(0.0) == 0.0 {
-                env.warn(Level::Warning, 1365, "Division by 0".into());
-                return Ok(Value::Null);
-            }
-            match (&a, &b) {
-                (Value::Int(x), Value::Int(y)) => Value::Int(x.checked_rem(*y).unwrap_or(0)),
-                (Value::UInt(x), Value::UInt(y)) => Value::UInt(x % y),
-                _ if is_approx(&a) || is_approx(&b) => {
-                    Value::Double(a.to_f64().unwrap_or(0.0) % b.to_f64().unwrap_or(1.0))
-                }
-                _ => {
-                    let scale = scale_of(&a).max(scale_of(&b));
-                    Value::Decimal(format!(
-                        "{:.*}",
-                        scale,
-                        a.to_f64().unwrap_or(0.0) % b.to_f64().unwrap_or(1.0)
-                    ))
-                }
-            }
-        }
+        Add | Sub | Mul | Div | IntDiv | Mod => arith::numeric(op, &a, &b, env, &text)?,
         And | Or | NullSafeEq => unreachable!("handled above"),
     })
 }
@@ -488,74 +434,6 @@ fn to_u64_bits(v: &Value) -> u64 {
             let f = other.to_f64().unwrap_or(0.0).round();
             if f < 0.0 { f as i64 as u64 } else { f as u64 }
         }
-    }
-}
-
-/// Whether a value takes part in arithmetic as an approximate (DOUBLE) number.
-fn is_approx(v: &Value) -> bool {
-    matches!(v, Value::Double(_) | Value::Str(_) | Value::Bytes(_))
-}
-
-fn scale_of(v: &Value) -> usize {
-    match v {
-        Value::Decimal(s) => s.split_once('.').map_or(0, |(_, f)| f.len()),
-        _ => 0,
-    }
-}
-
-fn arith(op: BinaryOp, a: &Value, b: &Value, text: &dyn Fn() -> String) -> Result<Value> {
-    use BinaryOp::*;
-    if is_approx(a) || is_approx(b) {
-        let x = a.to_f64().unwrap_or(0.0);
-        let y = b.to_f64().unwrap_or(0.0);
-        let r = match op {
-            Add => x + y,
-            Sub => x - y,
-            _ => x * y,
-        };
-        if !r.is_finite() {
-            return Err(out_of_range("DOUBLE", &text()));
-        }
-        return Ok(Value::Double(r));
-    }
-    if matches!(a, Value::Decimal(_)) || matches!(b, Value::Decimal(_)) {
-        let x = a.to_f64().unwrap_or(0.0);
-        let y = b.to_f64().unwrap_or(0.0);
-        let (r, scale) = match op {
-            Add => (x + y, scale_of(a).max(scale_of(b))),
-            Sub => (x - y, scale_of(a).max(scale_of(b))),
-            _ => (x * y, scale_of(a) + scale_of(b)),
-        };
-        return Ok(Value::Decimal(format!("{:.*}", scale.min(30), r)));
-    }
-    // Integer arithmetic: signed unless an operand is unsigned (then the result is
-    // unsigned and must not go negative), as MySQL does.
-    let unsigned = matches!(a, Value::UInt(_)) || matches!(b, Value::UInt(_));
-    let x = as_i128(a);
-    let y = as_i128(b);
-    let r = match op {
-        Add => x + y,
-        Sub => x - y,
-        _ => x.checked_mul(y).unwrap_or(i128::MAX),
-    };
-    if unsigned {
-        if r < 0 || r > u64::MAX as i128 {
-            return Err(out_of_range("BIGINT UNSIGNED", &text()));
-        }
-        Ok(Value::UInt(r as u64))
-    } else {
-        if r < i64::MIN as i128 || r > i64::MAX as i128 {
-            return Err(out_of_range("BIGINT", &text()));
-        }
-        Ok(Value::Int(r as i64))
-    }
-}
-
-fn as_i128(v: &Value) -> i128 {
-    match v {
-        Value::Int(i) => *i as i128,
-        Value::UInt(u) => *u as i128,
-        _ => 0,
     }
 }
 
@@ -631,32 +509,6 @@ pub fn like_match(s: &str, p: &str, escape: char, ci: bool) -> bool {
         pi += 1;
     }
     pi == p.len()
-}
-
-pub fn cast(v: Value, to: CastType) -> Result<Value> {
-    if v.is_null() {
-        return Ok(Value::Null);
-    }
-    Ok(match to {
-        CastType::Signed => Value::Int(match &v {
-            Value::UInt(u) => *u as i64,
-            other => other.to_i64().unwrap_or(0),
-        }),
-        CastType::Unsigned => Value::UInt(match &v {
-            Value::Int(i) => *i as u64,
-            other => {
-                let f = other.to_f64().unwrap_or(0.0).round();
-                if f < 0.0 { f as i64 as u64 } else { f as u64 }
-            }
-        }),
-        CastType::Char => Value::Str(v.to_string_lossy().unwrap_or_default()),
-        CastType::Binary => Value::Bytes(v.to_text().unwrap_or_default()),
-        CastType::Double => Value::Double(v.to_f64().unwrap_or(0.0)),
-        CastType::Decimal => match v {
-            Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => Value::Decimal(v.to_string()),
-            other => Value::Decimal(format!("{:.0}", other.to_f64().unwrap_or(0.0))),
-        },
-    })
 }
 
 /// Renders a double for string contexts exactly as the text protocol would.
