@@ -249,7 +249,7 @@ impl Session {
         self.begin_statement(false);
         let parsed = parse_one(sql, self.no_backslash_escapes())?;
         let columns = match &parsed.stmt {
-            Stmt::Select(s) if !s.from.is_empty() => crate::exec::select::describe(self, s)?,
+            Stmt::Select(s) if !s.from.is_empty() => crate::exec::columns::describe(self, s)?,
             Stmt::Select(s) => s
                 .items
                 .iter()
@@ -389,9 +389,11 @@ impl Session {
             } => crate::exec::ddl::drop_tables(self, names, *if_exists),
             Stmt::TruncateTable(t) => crate::exec::ddl::truncate(self, t),
             Stmt::RenameTable(pairs) => crate::exec::ddl::rename(self, pairs),
-            Stmt::CreateIndex { table, spec } => crate::exec::ddl::create_index(self, table, spec),
-            Stmt::DropIndex { table, name } => crate::exec::ddl::drop_index(self, table, name),
-            Stmt::AlterTable { table, ops } => crate::exec::ddl::alter(self, table, ops),
+            Stmt::CreateIndex { table, spec } => {
+                crate::exec::alter::create_index(self, table, spec)
+            }
+            Stmt::DropIndex { table, name } => crate::exec::alter::drop_index(self, table, name),
+            Stmt::AlterTable { table, ops } => crate::exec::alter::alter(self, table, ops),
             Stmt::Savepoint(name) => self.savepoint(name),
             Stmt::RollbackTo(name) => self.rollback_to_savepoint(name),
             Stmt::ReleaseSavepoint(name) => self.release_savepoint(name),

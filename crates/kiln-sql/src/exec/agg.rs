@@ -27,7 +27,7 @@ enum Kind {
 pub struct Accumulator {
     kind: Kind,
     distinct: bool,
-    seen: super::select::Distinct,
+    seen: super::group::Distinct,
     count: u64,
     /// Exact integer sum while every input is an integer.
     int_sum: i128,
@@ -98,7 +98,7 @@ impl Accumulator {
         Ok(Accumulator {
             kind,
             distinct,
-            seen: super::select::Distinct::default(),
+            seen: super::group::Distinct::default(),
             count: 0,
             int_sum: 0,
             int_only: true,

@@ -9,15 +9,13 @@
 use kiln_common::limits::IDENTIFIER_LEN_MAX;
 use kiln_common::{ErrorKind, KilnError, Result};
 
-use super::access::trx_error;
 use crate::ast::*;
 use crate::dict::{
     ColumnDef, ColumnDefault, DatabaseDef, ForeignKeyDef, IndexDef, IndexKindDef, IndexPart,
-    TableDef, TableHandle,
+    TableDef,
 };
 use crate::eval::eval;
 use crate::result::Outcome;
-use crate::rowfmt;
 use crate::session::Session;
 use crate::types::{SqlType, StoreMode, store};
 use crate::value::Value;
@@ -61,7 +59,7 @@ fn check_collation(c: &str) -> Result<()> {
 }
 
 /// (charset, collation) from what was written, falling back to `inherit`.
-fn resolve_charset(
+pub(crate) fn resolve_charset(
     charset: Option<&str>,
     collation: Option<&str>,
     inherit: (&str, &str),
@@ -150,7 +148,7 @@ pub fn drop_database(sess: &mut Session, name: &str, if_exists: bool) -> Result<
     }
 }
 
-fn schema_of(sess: &Session, t: &TableName) -> Result<String> {
+pub(crate) fn schema_of(sess: &Session, t: &TableName) -> Result<String> {
     match (&t.schema, &sess.database) {
         (Some(s), _) => Ok(s.clone()),
         (None, Some(d)) => Ok(d.clone()),
@@ -159,7 +157,11 @@ fn schema_of(sess: &Session, t: &TableName) -> Result<String> {
 }
 
 /// A column definition from its spec, with the table's charset/collation as default.
-fn column_def(sess: &mut Session, spec: &ColumnSpec, table_cs: (&str, &str)) -> Result<ColumnDef> {
+pub(crate) fn column_def(
+    sess: &mut Session,
+    spec: &ColumnSpec,
+    table_cs: (&str, &str),
+) -> Result<ColumnDef> {
     check_name(&spec.name, ErrorKind::ER_WRONG_COLUMN_NAME)?;
     let mut ty = spec.ty.clone();
     let name = spec.name.as_str();
@@ -328,7 +330,11 @@ fn column_def(sess: &mut Session, spec: &ColumnSpec, table_cs: (&str, &str)) -> 
 }
 
 /// An index definition from its spec (columns resolved, MySQL's checks applied).
-fn index_def(columns: &mut [ColumnDef], spec: &IndexSpec, name: String) -> Result<IndexDef> {
+pub(crate) fn index_def(
+    columns: &mut [ColumnDef],
+    spec: &IndexSpec,
+    name: String,
+) -> Result<IndexDef> {
     let mut parts = Vec::with_capacity(spec.parts.len());
     let mut key_bytes = 0u64;
     for p in &spec.parts {
@@ -404,7 +410,10 @@ fn index_def(columns: &mut [ColumnDef], spec: &IndexSpec, name: String) -> Resul
 
 /// Sorts indexes as MySQL lists them (PRIMARY, unique, others, fulltext) and adds the
 /// hidden row-id index when there is no primary key. Checks the auto-increment rule.
-fn finish_indexes(columns: &[ColumnDef], mut indexes: Vec<IndexDef>) -> Result<Vec<IndexDef>> {
+pub(crate) fn finish_indexes(
+    columns: &[ColumnDef],
+    mut indexes: Vec<IndexDef>,
+) -> Result<Vec<IndexDef>> {
     let rank = |k: IndexKindDef| match k {
         IndexKindDef::RowId | IndexKindDef::Primary => 0,
         IndexKindDef::Unique => 1,
@@ -469,7 +478,7 @@ fn unique_index_name(indexes: &[IndexDef], base: &str) -> String {
         .expect("some suffix is free")
 }
 
-fn add_index(
+pub(crate) fn add_index(
     columns: &mut [ColumnDef],
     indexes: &mut Vec<IndexDef>,
     spec: &IndexSpec,
@@ -774,529 +783,4 @@ pub fn rename(sess: &mut Session, pairs: &[(TableName, TableName)]) -> Result<Ou
         )?;
     }
     Ok(Outcome::ok())
-}
-
-/// ALTER TABLE (and CREATE/DROP INDEX, which are ALTERs).
-pub fn alter(sess: &mut Session, name: &TableName, ops: &[AlterOp]) -> Result<Outcome> {
-    let schema = schema_of(sess, name)?;
-    let h = super::select::resolve_table(sess, name)?;
-    if !ops.is_empty()
-        && ops.iter().all(|op| {
-            matches!(op, AlterOp::AddIndex(spec) if matches!(spec.kind, IndexKind::Key | IndexKind::Unique | IndexKind::Fulltext))
-        })
-    {
-        return add_indexes_in_place(sess, &schema, &h, ops);
-    }
-    let old = &h.def;
-    let mut def = old.clone();
-    // For each new column: the old column it comes from.
-    let mut source: Vec<Option<usize>> = (0..def.columns.len()).map(Some).collect();
-    let mut rebuild = false;
-    let mut new_name = None;
-    let table_cs = (old.charset.clone(), old.collation.clone());
-    for op in ops {
-        match op {
-            AlterOp::AddColumn { spec, position } => {
-                if def
-                    .columns
-                    .iter()
-                    .any(|c| c.name.eq_ignore_ascii_case(&spec.name))
-                {
-                    return Err(KilnError::new(ErrorKind::ER_DUP_FIELDNAME, &[&spec.name]));
-                }
-                let c = column_def(sess, spec, (&table_cs.0, &table_cs.1))?;
-                let at = position_of(&def, position)?;
-                let instant = at == def.columns.len()
-                    && !spec.primary
-                    && !spec.unique
-                    && !c.auto_increment
-                    && !matches!(c.default, Some(ColumnDefault::CurrentTimestamp))
-                    && (c.nullable || c.default.is_some());
-                rebuild |= !instant;
-                shift_parts(&mut def, at, 1);
-                def.columns.insert(at, c);
-                source.insert(at, None);
-                if spec.primary || spec.unique {
-                    add_index(
-                        &mut def.columns,
-                        &mut def.indexes,
-                        &IndexSpec {
-                            name: None,
-                            kind: if spec.primary {
-                                IndexKind::Primary
-                            } else {
-                                IndexKind::Unique
-                            },
-                            parts: vec![IndexPartSpec {
-                                column: spec.name.clone(),
-                                prefix: None,
-                                desc: false,
-                            }],
-                            invisible: false,
-                            comment: None,
-                        },
-                    )?;
-                }
-            }
-            AlterOp::DropColumn(c) => {
-                let i = def
-                    .column_index(c)
-                    .ok_or_else(|| KilnError::new(ErrorKind::ER_CANT_DROP_FIELD_OR_KEY, &[&c]))?;
-                if def.columns.len() == 1 {
-                    return Err(ErrorKind::ER_CANT_REMOVE_ALL_FIELDS.into());
-                }
-                def.columns.remove(i);
-                source.remove(i);
-                for ix in &mut def.indexes {
-                    ix.parts.retain(|p| p.column != i);
-                }
-                def.indexes
-                    .retain(|ix| ix.kind == IndexKindDef::RowId || !ix.parts.is_empty());
-                shift_parts(&mut def, i + 1, -1);
-                rebuild = true;
-            }
-            AlterOp::ChangeColumn {
-                old: oldc,
-                spec,
-                position,
-            } => {
-                let i = def.column_index(oldc).ok_or_else(|| {
-                    KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&oldc, &old.name])
-                })?;
-                if !spec.name.eq_ignore_ascii_case(oldc) && def.column_index(&spec.name).is_some() {
-                    return Err(KilnError::new(ErrorKind::ER_DUP_FIELDNAME, &[&spec.name]));
-                }
-                let mut c = column_def(sess, spec, (&table_cs.0, &table_cs.1))?;
-                if def.indexes.iter().any(|ix| {
-                    ix.kind == IndexKindDef::Primary && ix.parts.iter().any(|p| p.column == i)
-                }) {
-                    c.nullable = false;
-                }
-                let same_type = c.ty == def.columns[i].ty && c.nullable == def.columns[i].nullable;
-                def.columns[i] = c;
-                if let Some(pos) = position {
-                    let col = def.columns.remove(i);
-                    let src = source.remove(i);
-                    let at = position_of(&def, &Some(pos.clone()))?;
-                    def.columns.insert(at, col);
-                    source.insert(at, src);
-                    // Index parts follow the move.
-                    for ix in &mut def.indexes {
-                        for p in &mut ix.parts {
-                            p.column = moved(p.column, i, at);
-                        }
-                    }
-                    rebuild = true;
-                }
-                rebuild |= !same_type;
-            }
-            AlterOp::RenameColumn { old: o, new } => {
-                let i = def.column_index(o).ok_or_else(|| {
-                    KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&o, &old.name])
-                })?;
-                if def.column_index(new).is_some() && !new.eq_ignore_ascii_case(o) {
-                    return Err(KilnError::new(ErrorKind::ER_DUP_FIELDNAME, &[&new]));
-                }
-                def.columns[i].name = new.clone();
-            }
-            AlterOp::AlterDefault { column, default } => {
-                let i = def.column_index(column).ok_or_else(|| {
-                    KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&column, &old.name])
-                })?;
-                def.columns[i].default = match default {
-                    None => None,
-                    Some(e) => {
-                        let v = eval(e, sess)?;
-                        let mut w = Vec::new();
-                        let c = &def.columns[i];
-                        Some(ColumnDefault::Value(if v.is_null() {
-                            Value::Null
-                        } else {
-                            store(
-                                &c.ty,
-                                &c.name,
-                                &v,
-                                StoreMode {
-                                    strict: true,
-                                    row: 1,
-                                },
-                                &mut w,
-                            )
-                            .map_err(|_| {
-                                KilnError::new(ErrorKind::ER_INVALID_DEFAULT, &[&c.name])
-                            })?
-                        }))
-                    }
-                };
-                // Rows written before an instant ADD COLUMN read the default: rebuild
-                // so they keep the old one.
-                rebuild = true;
-            }
-            AlterOp::AddIndex(spec) => {
-                let mut cols = std::mem::take(&mut def.columns);
-                let r = add_index(&mut cols, &mut def.indexes, spec);
-                def.columns = cols;
-                r?;
-                rebuild = true;
-            }
-            AlterOp::AddForeignKey(f) => {
-                def.foreign_keys.push(ForeignKeyDef {
-                    name: f.name.clone().unwrap_or_else(|| {
-                        format!("{}_ibfk_{}", def.name, def.foreign_keys.len() + 1)
-                    }),
-                    columns: f.columns.clone(),
-                    ref_schema: f.ref_table.schema.clone().unwrap_or_else(|| schema.clone()),
-                    ref_table: f.ref_table.name.clone(),
-                    ref_columns: f.ref_columns.clone(),
-                    actions: f.actions.clone(),
-                });
-            }
-            AlterOp::DropIndex(n) => {
-                let i = def
-                    .indexes
-                    .iter()
-                    .position(|ix| {
-                        ix.name.eq_ignore_ascii_case(n) && ix.kind != IndexKindDef::RowId
-                    })
-                    .ok_or_else(|| KilnError::new(ErrorKind::ER_CANT_DROP_FIELD_OR_KEY, &[&n]))?;
-                def.indexes.remove(i);
-                rebuild = true;
-            }
-            AlterOp::DropPrimaryKey => {
-                let i = def
-                    .indexes
-                    .iter()
-                    .position(|ix| ix.kind == IndexKindDef::Primary)
-                    .ok_or_else(|| {
-                        KilnError::new(ErrorKind::ER_CANT_DROP_FIELD_OR_KEY, &[&"PRIMARY"])
-                    })?;
-                def.indexes.remove(i);
-                rebuild = true;
-            }
-            AlterOp::DropForeignKey(n) => {
-                let before = def.foreign_keys.len();
-                def.foreign_keys.retain(|f| !f.name.eq_ignore_ascii_case(n));
-                if def.foreign_keys.len() == before {
-                    return Err(KilnError::new(ErrorKind::ER_CANT_DROP_FIELD_OR_KEY, &[&n]));
-                }
-            }
-            AlterOp::RenameIndex { old: o, new } => {
-                if def
-                    .indexes
-                    .iter()
-                    .any(|ix| ix.name.eq_ignore_ascii_case(new))
-                {
-                    return Err(KilnError::new(ErrorKind::ER_DUP_KEYNAME, &[&new]));
-                }
-                let ix = def
-                    .indexes
-                    .iter_mut()
-                    .find(|ix| ix.name.eq_ignore_ascii_case(o) && ix.kind != IndexKindDef::Primary)
-                    .ok_or_else(|| {
-                        KilnError::new(ErrorKind::ER_KEY_DOES_NOT_EXITS, &[&o, &old.name])
-                    })?;
-                ix.name = new.clone();
-            }
-            AlterOp::RenameTable(t) => {
-                new_name = Some((schema_of(sess, t)?, t.name.clone()));
-            }
-            AlterOp::Options(o) => {
-                if let Some(c) = &o.comment {
-                    def.comment = c.clone();
-                }
-                if let Some(a) = o.auto_increment {
-                    def.auto_increment_start = a;
-                    h.auto_inc_at_least(a);
-                    sess.persist_auto_inc(&h, h.auto_inc_peek())?;
-                }
-                if o.charset.is_some() || o.collation.is_some() {
-                    let (cs, co) = resolve_charset(
-                        o.charset.as_deref(),
-                        o.collation.as_deref(),
-                        (&def.charset, &def.collation),
-                    )?;
-                    def.charset = cs;
-                    def.collation = co;
-                }
-                if let Some(r) = &o.row_format {
-                    def.row_format = Some(r.clone());
-                }
-            }
-        }
-    }
-    def.indexes = finish_indexes(&def.columns, def.indexes)?;
-    if let Some((s, n)) = &new_name {
-        def.schema = s.clone();
-        def.name = n.clone();
-    }
-    let strict = sess.strict_mode();
-    let auto_next = h.auto_inc_peek();
-    let mut copied = 0u64;
-    sess.dict()?.replace_table(
-        &schema,
-        &name.name,
-        rebuild,
-        |_| Ok(def.clone()),
-        |trx, oldh, newh| {
-            copied = copy_rows(trx, oldh, newh, &source, strict, auto_next)?;
-            Ok(())
-        },
-    )?;
-    // Reported as MySQL 8.0 reports its in-place ALTERs: no records "copied".
-    let _ = copied;
-    Ok(Outcome::Ok {
-        affected_rows: 0,
-        last_insert_id: 0,
-        info: format!(
-            "Records: 0  Duplicates: 0  Warnings: {}",
-            sess.warning_count()
-        ),
-    })
-}
-
-/// ADD INDEX / CREATE INDEX of secondary indexes: each new tree is built bottom-up
-/// by the bulk loader from the table's rows (sorted entries, no per-row undo or
-/// locks), then the definition switches. The table is not copied.
-fn add_indexes_in_place(
-    sess: &mut Session,
-    schema: &str,
-    h: &TableHandle,
-    ops: &[AlterOp],
-) -> Result<Outcome> {
-    let mut def = h.def.clone();
-    let first_new = def.indexes.len();
-    for op in ops {
-        if let AlterOp::AddIndex(spec) = op {
-            let mut cols = std::mem::take(&mut def.columns);
-            let r = add_index(&mut cols, &mut def.indexes, spec);
-            def.columns = cols;
-            r?;
-        }
-    }
-    // New trees take fresh ids; the existing ones keep theirs.
-    let mut next = def.next_index_id.max(def.indexes.len() as u64 + 1);
-    let mut new_ids = Vec::new();
-    for ix in &mut def.indexes[first_new..] {
-        ix.id = next;
-        new_ids.push(next);
-        next += 1;
-    }
-    def.next_index_id = next;
-    // A new index on a nullable column makes no column NOT NULL (only PRIMARY does);
-    // the column definitions stay the old ones.
-    def.columns = h.def.columns.clone();
-    def.indexes = finish_indexes(&def.columns, def.indexes)?;
-    let dict = sess.dict()?;
-    let engine = dict.engine.clone();
-    let name = h.def.name.clone();
-    dict.replace_table(
-        schema,
-        &name,
-        false,
-        |old| {
-            let space = engine.space(old.def.space_id).ok_or_else(|| {
-                crate::dict::storage_error(format!("tablespace of {name} is missing"))
-            })?;
-            for ix in def.indexes.iter().filter(|ix| new_ids.contains(&ix.id)) {
-                if ix.kind == IndexKindDef::Fulltext {
-                    continue;
-                }
-                let items = index_entries(old, ix)?;
-                engine
-                    .bulk_load_tree(&space, ix.id, items)
-                    .map_err(crate::dict::storage_error)?;
-            }
-            Ok(def.clone())
-        },
-        |_, _, _| Ok(()),
-    )?;
-    Ok(Outcome::Ok {
-        affected_rows: 0,
-        last_insert_id: 0,
-        info: "Records: 0  Duplicates: 0  Warnings: 0".into(),
-    })
-}
-
-/// The sorted entries of secondary index `ix` over the table's current rows (1062 if
-/// a unique index finds two rows with the same non-NULL key).
-fn index_entries(t: &TableHandle, ix: &IndexDef) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-    let mut entries: Vec<(Vec<u8>, Vec<u8>, usize)> = Vec::new();
-    let mut rows = Vec::new();
-    for r in t.storage.clustered.range(
-        std::ops::Bound::Unbounded,
-        std::ops::Bound::Unbounded,
-        false,
-    ) {
-        let (pk, v) = r.map_err(crate::dict::storage_error)?;
-        let Some(e) = kiln_storage::row::decode_clustered(&v) else {
-            continue;
-        };
-        if e.delete_marked {
-            continue;
-        }
-        let values = t.shape.decode(e.row);
-        let key = rowfmt::index_key(&t.def.columns, &t.shape.colls, ix, &values);
-        let has_null = ix.parts.iter().any(|p| values[p.column].is_null());
-        let (k, val) = kiln_storage::trx::bulk_secondary_entry(&key, &pk);
-        let key_len = if has_null { usize::MAX } else { key.len() };
-        entries.push((k, val, key_len));
-        rows.push(values);
-        if entries.len() > crate::exec::select::ROWS_IN_MEMORY_MAX {
-            return Err(KilnError::with_message(
-                ErrorKind::ER_OUT_OF_RESOURCES,
-                "Out of memory: too many rows to build the index in memory",
-            ));
-        }
-    }
-    let mut order: Vec<usize> = (0..entries.len()).collect();
-    order.sort_by(|a, b| entries[*a].0.cmp(&entries[*b].0));
-    if ix.kind == IndexKindDef::Unique {
-        for w in order.windows(2) {
-            let (a, b) = (&entries[w[0]], &entries[w[1]]);
-            if a.2 != usize::MAX && a.2 == b.2 && a.0[..a.2] == b.0[..b.2] {
-                let row = &rows[w[1]];
-                let val: Vec<String> = ix
-                    .parts
-                    .iter()
-                    .map(|p| row[p.column].to_string_lossy().unwrap_or_default())
-                    .collect();
-                return Err(KilnError::new(
-                    ErrorKind::ER_DUP_ENTRY,
-                    &[&val.join("-"), &format!("{}.{}", t.def.name, ix.name)],
-                ));
-            }
-        }
-    }
-    Ok(order
-        .into_iter()
-        .map(|i| {
-            let (k, v, _) = std::mem::take(&mut entries[i]);
-            (k, v)
-        })
-        .collect())
-}
-
-fn moved(col: usize, from: usize, to: usize) -> usize {
-    if col == from {
-        to
-    } else {
-        let mut c = col;
-        if c > from {
-            c -= 1;
-        }
-        if c >= to {
-            c += 1;
-        }
-        c
-    }
-}
-
-fn position_of(def: &TableDef, position: &Option<Option<String>>) -> Result<usize> {
-    match position {
-        None => Ok(def.columns.len()),
-        Some(None) => Ok(0),
-        Some(Some(after)) => def
-            .column_index(after)
-            .map(|i| i + 1)
-            .ok_or_else(|| KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&after, &def.name])),
-    }
-}
-
-/// Index parts at or after column `at` move by `delta`.
-fn shift_parts(def: &mut TableDef, at: usize, delta: isize) {
-    for ix in &mut def.indexes {
-        for p in &mut ix.parts {
-            if p.column >= at {
-                p.column = (p.column as isize + delta) as usize;
-            }
-        }
-    }
-}
-
-/// Copies every row of `old` into `new`, converting columns (ALTER TABLE rebuild).
-fn copy_rows(
-    trx: &mut kiln_storage::trx::Trx,
-    old: &TableHandle,
-    new: &TableHandle,
-    source: &[Option<usize>],
-    strict: bool,
-    auto_next: u64,
-) -> Result<u64> {
-    let rows: Vec<(Vec<u8>, Vec<u8>)> = trx
-        .scan(
-            &old.storage.clustered,
-            std::ops::Bound::Unbounded,
-            std::ops::Bound::Unbounded,
-            false,
-        )
-        .collect::<std::result::Result<_, _>>()
-        .map_err(trx_error)?;
-    let mut warnings = Vec::new();
-    for (n, (_, bytes)) in rows.iter().enumerate() {
-        let oldrow = old.shape.decode(bytes);
-        let mut row = Vec::with_capacity(new.def.columns.len());
-        for (i, c) in new.def.columns.iter().enumerate() {
-            let v = match source[i] {
-                Some(o) => oldrow[o].clone(),
-                None => match &c.default {
-                    Some(ColumnDefault::Value(v)) => v.clone(),
-                    _ if c.auto_increment => Value::UInt(new.auto_inc_take(1)),
-                    _ => Value::Null,
-                },
-            };
-            let v = if v.is_null() && !c.nullable {
-                if strict {
-                    return Err(KilnError::new(ErrorKind::ER_INVALID_USE_OF_NULL, &[]));
-                }
-                Value::Int(0)
-            } else {
-                v
-            };
-            row.push(store(
-                &c.ty,
-                &c.name,
-                &v,
-                StoreMode {
-                    strict,
-                    row: n as u64 + 1,
-                },
-                &mut warnings,
-            )?);
-        }
-        let pk = match new.def.indexes[0].kind {
-            IndexKindDef::RowId => new.next_row_id().expect("row-id table").to_vec(),
-            _ => rowfmt::index_key(
-                &new.def.columns,
-                &new.shape.colls,
-                &new.def.indexes[0],
-                &row,
-            ),
-        };
-        let mut b = Vec::new();
-        rowfmt::encode_row(&new.shape.stored, &row, &mut b);
-        match trx.table_insert(&new.storage, &pk, &b) {
-            Ok(()) => {}
-            Err(kiln_storage::trx::TrxError::DuplicateKey) => {
-                return Err(super::dml::duplicate_error_for(trx, new, &row, &pk));
-            }
-            Err(e) => return Err(trx_error(e)),
-        }
-    }
-    new.auto_inc_at_least(auto_next);
-    new.rows_estimate
-        .store(rows.len() as i64, std::sync::atomic::Ordering::Relaxed);
-    Ok(rows.len() as u64)
-}
-
-pub fn create_index(sess: &mut Session, table: &TableName, spec: &IndexSpec) -> Result<Outcome> {
-    alter(sess, table, &[AlterOp::AddIndex(spec.clone())])
-}
-
-pub fn drop_index(sess: &mut Session, table: &TableName, name: &str) -> Result<Outcome> {
-    let op = if name.eq_ignore_ascii_case("PRIMARY") {
-        AlterOp::DropPrimaryKey
-    } else {
-        AlterOp::DropIndex(name.to_string())
-    };
-    alter(sess, table, &[op])
 }

@@ -7,10 +7,13 @@
 
 pub mod access;
 pub mod agg;
+pub mod alter;
 pub mod bind;
+pub mod columns;
 pub mod correlate;
 pub mod ddl;
 pub mod dml;
+pub mod group;
 pub mod infoschema;
 pub mod select;
 pub mod show;

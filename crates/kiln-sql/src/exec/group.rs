@@ -1,0 +1,215 @@
+//! Grouping: distinct value tuples by a collation-aware hash (DISTINCT, UNION,
+//! COUNT(DISTINCT), GROUP BY), the grouping of rows with their aggregates, and the
+//! ONLY_FULL_GROUP_BY check.
+
+use std::collections::HashMap;
+
+use kiln_common::{ErrorKind, KilnError, Result};
+
+use super::RowEnv;
+use super::agg::Accumulator;
+use super::bind::{self, Scope};
+use super::select::SourceTable;
+use crate::ast::*;
+use crate::eval::{compare, eval};
+use crate::session::Session;
+use crate::value::Value;
+
+/// ONLY_FULL_GROUP_BY: every column a grouped select list uses outside aggregates must
+/// be grouped, or be functionally dependent on the grouped columns (here: its table's
+/// primary key is grouped). 1055 with GROUP BY, 1140 without.
+pub(crate) fn check_full_group_by(
+    items: &[(Expr, String)],
+    group_by: &[Expr],
+    scope: &Scope,
+    tables: &[SourceTable],
+    width: usize,
+) -> Result<()> {
+    let grouped: Vec<usize> = group_by
+        .iter()
+        .filter_map(|g| match g {
+            Expr::Slot(i) => Some(*i),
+            _ => None,
+        })
+        .collect();
+    let dependent = |slot: usize| -> bool {
+        tables.iter().any(|t| {
+            let n = t.handle.def.columns.len();
+            slot >= t.offset
+                && slot < t.offset + n
+                && t.handle.def.has_primary_key()
+                && t.handle.def.indexes[0]
+                    .parts
+                    .iter()
+                    .all(|p| grouped.contains(&(t.offset + p.column)))
+        })
+    };
+    for (n, (e, _)) in items.iter().enumerate() {
+        if group_by.contains(e) {
+            continue;
+        }
+        let mut bad = None;
+        bind::visit(e, &mut |x| {
+            if let Expr::Slot(i) = x
+                && *i < width
+                && !grouped.contains(i)
+                && !dependent(*i)
+                && bad.is_none()
+            {
+                bad = Some(*i);
+            }
+        });
+        if let Some(i) = bad {
+            let c = &scope.columns[i];
+            let schema = tables
+                .iter()
+                .find(|t| t.alias == c.table)
+                .map(|t| t.handle.def.schema.clone());
+            let full = match schema {
+                Some(s) => format!("{s}.{}.{}", c.table, c.name),
+                None => format!("{}.{}", c.table, c.name),
+            };
+            let pos = (n + 1) as u64;
+            return Err(if group_by.is_empty() {
+                KilnError::new(ErrorKind::ER_MIX_OF_GROUP_FUNC_AND_FIELDS, &[&pos, &full])
+            } else {
+                KilnError::new(
+                    ErrorKind::ER_WRONG_FIELD_WITH_GROUP,
+                    &[&pos, &"SELECT list", &full],
+                )
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Hash of values consistent with grouping equality (`values_eq`): numbers by value,
+/// strings by utf8mb4_0900_ai_ci (the collation's own hash), NULLs alike.
+pub fn hash_values(vals: &[Value]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for v in vals {
+        match v {
+            Value::Null => 0u8.hash(&mut h),
+            Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_) => {
+                1u8.hash(&mut h);
+                match v {
+                    Value::Int(i) => (*i as i128).hash(&mut h),
+                    Value::UInt(u) => (*u as i128).hash(&mut h),
+                    _ => {
+                        let d = v.to_f64().unwrap_or(0.0);
+                        if d.fract() == 0.0 && d.abs() < 1e38 {
+                            (d as i128).hash(&mut h)
+                        } else {
+                            d.to_bits().hash(&mut h)
+                        }
+                    }
+                }
+            }
+            Value::Str(s) => {
+                2u8.hash(&mut h);
+                crate::collate::Coll::DEFAULT
+                    .rules()
+                    .hash(s.as_bytes(), &mut h);
+            }
+            Value::Bytes(b) => {
+                3u8.hash(&mut h);
+                b.hash(&mut h);
+            }
+        }
+    }
+    h.finish()
+}
+
+/// Grouping equality: NULL equals NULL, otherwise MySQL's comparison.
+pub fn values_eq(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| match (x.is_null(), y.is_null()) {
+                (true, true) => true,
+                (false, false) => compare(x, y) == Some(std::cmp::Ordering::Equal),
+                _ => false,
+            })
+}
+
+/// Distinct value tuples (DISTINCT, UNION, COUNT(DISTINCT ...), GROUP BY): the tuples
+/// are hashed by `hash_values` and compared on collision, so no key is materialized.
+#[derive(Default)]
+pub struct Distinct {
+    buckets: HashMap<u64, Vec<usize>>,
+    keys: Vec<Vec<Value>>,
+}
+
+impl Distinct {
+    /// The index of `vals` among the distinct tuples, and whether it is new.
+    pub fn find_or_insert(&mut self, vals: &[Value]) -> (usize, bool) {
+        let h = hash_values(vals);
+        let bucket = self.buckets.entry(h).or_default();
+        if let Some(&i) = bucket.iter().find(|&&i| values_eq(&self.keys[i], vals)) {
+            return (i, false);
+        }
+        self.keys.push(vals.to_vec());
+        let i = self.keys.len() - 1;
+        bucket.push(i);
+        (i, true)
+    }
+
+    /// Whether `vals` was not seen before (and remembers it).
+    pub fn insert(&mut self, vals: &[Value]) -> bool {
+        self.find_or_insert(vals).1
+    }
+}
+
+pub(crate) fn distinct(rows: &mut Vec<Vec<Value>>) {
+    let mut seen = Distinct::default();
+    rows.retain(|r| seen.insert(r));
+}
+
+/// Groups `rows` by `group_by` and computes `aggs` per group: each output row is the
+/// group's first row followed by the aggregate results (slots `width..`).
+pub(crate) fn group(
+    sess: &mut Session,
+    scope: &Scope,
+    rows: Vec<Vec<Value>>,
+    group_by: &[Expr],
+    aggs: &[Expr],
+    width: usize,
+) -> Result<Vec<Vec<Value>>> {
+    let mut index = Distinct::default();
+    let mut groups: Vec<(Vec<Value>, Vec<Accumulator>)> = Vec::new();
+    let new_accs = || -> Result<Vec<Accumulator>> { aggs.iter().map(Accumulator::new).collect() };
+    for r in rows {
+        let mut re = RowEnv {
+            inner: sess,
+            row: &r,
+            scope: Some(scope),
+        };
+        let mut key_vals = Vec::with_capacity(group_by.len());
+        for g in group_by {
+            key_vals.push(eval(g, &mut re)?);
+        }
+        let (gi, new) = index.find_or_insert(&key_vals);
+        if new {
+            debug_assert_eq!(gi, groups.len());
+            groups.push((r.clone(), new_accs()?));
+        }
+        let accs = &mut groups[gi].1;
+        for (agg, acc) in aggs.iter().zip(accs.iter_mut()) {
+            acc.add(agg, &mut re)?;
+        }
+    }
+    // No GROUP BY and no rows: one row of empty aggregates (COUNT(*) = 0).
+    if groups.is_empty() && group_by.is_empty() {
+        groups.push((vec![Value::Null; width], new_accs()?));
+    }
+    let dpi = crate::eval::Env::div_precision_increment(sess);
+    Ok(groups
+        .into_iter()
+        .map(|(mut first, accs)| {
+            first.resize(width, Value::Null);
+            first.extend(accs.into_iter().map(|a| a.finish(dpi)));
+            first
+        })
+        .collect())
+}
