@@ -488,7 +488,19 @@ impl Collation {
     /// DISTINCT and hash joins). It hashes the weight string, written in the same
     /// pieces for equal strings, so even chunk-sensitive hashers agree.
     pub fn hash<H: Hasher>(&self, s: &[u8], state: &mut H) {
-        self.encode(s, &mut |b| state.write(b));
+        // Units are 1-4 bytes: gather them and hand the hasher large slices (a hasher
+        // call per unit cost more than the weights themselves).
+        let mut buf = [0u8; 256];
+        let mut len = 0;
+        self.encode(s, &mut |b| {
+            if len + b.len() > buf.len() {
+                state.write(&buf[..len]);
+                len = 0;
+            }
+            buf[len..len + b.len()].copy_from_slice(b);
+            len += b.len();
+        });
+        state.write(&buf[..len]);
         // terminator, so (a, b) tuples hash differently from (a', b') regroupings
         state.write_u8(0xFF);
     }
