@@ -122,7 +122,10 @@ fn kind_opt(e: &Expr, slot: &dyn Fn(usize) -> Option<ColumnKind>) -> Option<Colu
                 "min" | "max" | "any_value" if !args.is_empty() => k(&args[0])?,
                 "std" | "stddev" | "stddev_pop" | "stddev_samp" | "variance" | "var_pop"
                 | "var_samp" => ColumnKind::Double,
-                "abs" if !args.is_empty() => k(&args[0])?,
+                "abs" if !args.is_empty() => match k(&args[0])? {
+                    x if is_numeric(x) || x == ColumnKind::Null => x,
+                    _ => return None,
+                },
                 _ => match kind_of_plain(e) {
                     ColumnKind::VarString => return None,
                     x => x,
@@ -140,7 +143,9 @@ fn kind_opt(e: &Expr, slot: &dyn Fn(usize) -> Option<ColumnKind>) -> Option<Colu
         Expr::Unary { expr, .. } => match k(expr)? {
             ColumnKind::Null => ColumnKind::Null,
             x if is_int(x) => ColumnKind::LongLong,
-            x => x,
+            x if is_numeric(x) => x,
+            // -datetime, -'text': a number whose kind the values tell.
+            _ => return None,
         },
         Expr::Binary { op, left, right } => match op {
             BinaryOp::Div => {

@@ -100,6 +100,8 @@ impl ColumnInfo {
         let mut c = ColumnInfo::new(name, ColumnKind::Null);
         let mut any_null = false;
         let mut len = 0usize;
+        let values: Vec<&Value> = values.collect();
+        let any_bytes = values.iter().any(|v| matches!(v, Value::Bytes(_)));
         for v in values {
             let (kind, unsigned, binary, decimals) = match v {
                 Value::Null => {
@@ -126,9 +128,10 @@ impl ColumnInfo {
                 c.binary = binary;
                 c.decimals = c.decimals.max(decimals);
             } else {
-                // Mixed kinds: report as text, as MySQL does for mixed CASE branches.
+                // Mixed kinds: report as text, as MySQL does for mixed CASE branches
+                // (binary text if a binary string is among them).
                 c.kind = ColumnKind::VarString;
-                c.binary = false;
+                c.binary = any_bytes;
                 c.unsigned = false;
                 c.decimals = 31;
             }

@@ -594,6 +594,23 @@ pub fn run(sess: &mut Session, s: &Select) -> Result<Rows> {
         if more.columns.len() != out.columns.len() {
             return Err(ErrorKind::ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT.into());
         }
+        // A column whose SELECTs disagree on its type is text (MySQL merges the types;
+        // the values of each part must fit the declared type).
+        for (c, m) in out.columns.iter_mut().zip(&more.columns) {
+            if c.kind != m.kind && m.kind != crate::result::ColumnKind::Null {
+                if c.kind == crate::result::ColumnKind::Null {
+                    c.kind = m.kind;
+                    c.binary = m.binary;
+                } else {
+                    c.kind = crate::result::ColumnKind::VarString;
+                    c.binary = c.binary && m.binary;
+                    c.decimals = 31;
+                    c.unsigned = false;
+                }
+            }
+            c.length_chars = c.length_chars.max(m.length_chars);
+            c.not_null &= m.not_null;
+        }
         out.rows.extend(more.rows);
         dedupe |= !all;
         next = sel.union.as_ref();
