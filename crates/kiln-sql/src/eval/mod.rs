@@ -144,7 +144,7 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
             value,
             negated,
         } => {
-            let b = eval(expr, env)?.to_bool();
+            let b = truth(eval(expr, env)?, env);
             Ok(bool_value((b == *value) != *negated))
         }
         Expr::Between {
@@ -226,7 +226,7 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
                 let wv = eval(w, env)?;
                 let hit = match &op {
                     Some(o) => compare(o, &wv) == Some(std::cmp::Ordering::Equal),
-                    None => wv.to_bool() == Some(true),
+                    None => truth(wv, env) == Some(true),
                 };
                 if hit {
                     return eval(then, env);
@@ -240,6 +240,13 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
         Expr::Cast { expr, to } => crate::functions::cast::cast(eval(expr, env)?, *to, env),
         Expr::Func { name, args } => crate::functions::call(name, args, env),
     }
+}
+
+/// SQL truth value of `v`, warning 1292 for a string that is not wholly a number
+/// ('a' IS TRUE, IF('abc', …)).
+pub fn truth(v: Value, env: &mut dyn Env) -> Option<bool> {
+    arith::warn_string_number(&v, env);
+    v.to_bool()
 }
 
 pub fn bool_value(b: bool) -> Value {
@@ -261,7 +268,7 @@ fn unary(op: UnaryOp, v: Value, src: &Expr, env: &mut dyn Env) -> Result<Value> 
     let _ = env;
     Ok(match op {
         UnaryOp::Plus => v,
-        UnaryOp::Not => bool_value(!v.to_bool().unwrap_or(false)),
+        UnaryOp::Not => bool_value(!truth(v, env).unwrap_or(false)),
         UnaryOp::BitNot => Value::UInt(!(v.to_i64().unwrap_or(0) as u64)),
         UnaryOp::Neg => match v {
             Value::Int(i) => match i.checked_neg() {
@@ -348,19 +355,19 @@ fn binary(op: BinaryOp, left: &Expr, right: &Expr, env: &mut dyn Env) -> Result<
     // Logical operators short-circuit as MySQL's do.
     match op {
         And => {
-            let a = eval(left, env)?.to_bool();
+            let a = truth(eval(left, env)?, env);
             if a == Some(false) {
                 return Ok(bool_value(false));
             }
-            let b = eval(right, env)?.to_bool();
+            let b = truth(eval(right, env)?, env);
             return Ok(and3(a, b).map_or(Value::Null, bool_value));
         }
         Or => {
-            let a = eval(left, env)?.to_bool();
+            let a = truth(eval(left, env)?, env);
             if a == Some(true) {
                 return Ok(bool_value(true));
             }
-            let b = eval(right, env)?.to_bool();
+            let b = truth(eval(right, env)?, env);
             return Ok(match (a, b) {
                 (_, Some(true)) => bool_value(true),
                 (Some(false), Some(false)) => bool_value(false),
@@ -383,7 +390,7 @@ fn binary(op: BinaryOp, left: &Expr, right: &Expr, env: &mut dyn Env) -> Result<
     }
     let text = || format!("({} {} {})", expr_text(left), op_text(op), expr_text(right));
     Ok(match op {
-        Xor => bool_value(a.to_bool().unwrap_or(false) != b.to_bool().unwrap_or(false)),
+        Xor => bool_value(truth(a, env).unwrap_or(false) != truth(b, env).unwrap_or(false)),
         Eq | Ne | Lt | Le | Gt | Ge => {
             let o = compare(&a, &b);
             match o {
@@ -449,7 +456,8 @@ pub fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
         (UInt(x), UInt(y)) => Some(x.cmp(y)),
         (Int(x), UInt(y)) => Some((*x as i128).cmp(&(*y as i128))),
         (UInt(x), Int(y)) => Some((*x as i128).cmp(&(*y as i128))),
-        (Str(x), Str(y)) => Some(crate::collate::Coll::DEFAULT.compare(x.as_bytes(), y.as_bytes())),
+        (Str(x), Str(y)) => crate::functions::time::canonical_cmp(x, y)
+            .or_else(|| Some(crate::collate::Coll::DEFAULT.compare(x.as_bytes(), y.as_bytes()))),
         (Bytes(x), Bytes(y)) => Some(x.cmp(y)),
         (Bytes(x), Str(y)) => Some(x.as_slice().cmp(y.as_bytes())),
         (Str(x), Bytes(y)) => Some(x.as_bytes().cmp(y.as_slice())),

@@ -137,7 +137,8 @@ fn round_to_int(v: &Value) -> i128 {
             r.to_string().parse::<i128>().unwrap_or(0)
         }
         other => {
-            let f = other.to_f64().unwrap_or(0.0).round();
+            // Doubles round to nearest even, as MySQL's rint (CAST(2.5e0 AS SIGNED) = 2).
+            let f = other.to_f64().unwrap_or(0.0).round_ties_even();
             f.clamp(-1.8e19, 1.8e19) as i128
         }
     }

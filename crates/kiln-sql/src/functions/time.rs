@@ -700,6 +700,42 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
     }))
 }
 
+/// Whether `s` is a canonical DATE or DATETIME text (`YYYY-MM-DD[ HH:MM:SS[.f…]]`).
+fn canonical_temporal(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if b.len() < 10
+        || !digits(0..4)
+        || b[4] != b'-'
+        || !digits(5..7)
+        || b[7] != b'-'
+        || !digits(8..10)
+    {
+        return false;
+    }
+    b.len() == 10
+        || (b.len() >= 19
+            && b[10] == b' '
+            && digits(11..13)
+            && b[13] == b':'
+            && digits(14..16)
+            && b[16] == b':'
+            && digits(17..19)
+            && (b.len() == 19 || (b[19] == b'.' && digits(20..b.len()))))
+}
+
+/// A DATE compared with a DATETIME (both canonical texts of different shapes)
+/// compares as datetimes, as MySQL compares a temporal column with a date string
+/// ('2021-01-03 00:00:00' = '2021-01-03'). None when the rule does not apply.
+pub fn canonical_cmp(x: &str, y: &str) -> Option<std::cmp::Ordering> {
+    if x.len() == y.len() || !canonical_temporal(x) || !canonical_temporal(y) {
+        return None;
+    }
+    let a = temporal::parse_datetime(x, Flags::LENIENT).ok()?.value;
+    let b = temporal::parse_datetime(y, Flags::LENIENT).ok()?.value;
+    Some(a.cmp(&b))
+}
+
 /// CAST(x AS DATE / DATETIME(fsp) / TIME(fsp)).
 pub fn cast_date(v: &Value, env: &mut dyn Env) -> Value {
     match dt_arg(v, env) {
@@ -775,6 +811,21 @@ mod tests {
         );
         let (v, w) = q_warn("SELECT DATE_ADD('2020-13-01', INTERVAL 1 DAY)");
         assert_eq!((v, w), (vec!["NULL".to_string()], vec![1292]));
+    }
+
+    #[test]
+    fn date_against_datetime() {
+        use std::cmp::Ordering::*;
+        assert_eq!(
+            super::canonical_cmp("2021-01-03 00:00:00", "2021-01-03"),
+            Some(Equal)
+        );
+        assert_eq!(
+            super::canonical_cmp("2021-01-03 10:00:00", "2021-01-03"),
+            Some(Greater)
+        );
+        assert_eq!(super::canonical_cmp("2021-01-03", "2021-01-03"), None);
+        assert_eq!(super::canonical_cmp("abc", "2021-01-03"), None);
     }
 
     #[test]
