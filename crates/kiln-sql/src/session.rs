@@ -569,7 +569,12 @@ impl Session {
                 if rows.is_empty() {
                     crate::infer::column_for(&item.name, &item.expr)
                 } else {
-                    ColumnInfo::from_values(&item.name, rows.iter().map(|r| &r[i]))
+                    crate::infer::column_for_values(
+                        &item.name,
+                        &item.expr,
+                        rows.iter().map(|r| &r[i]),
+                        &|_| None,
+                    )
                 }
             })
             .collect();

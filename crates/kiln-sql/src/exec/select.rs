@@ -1124,10 +1124,25 @@ fn column_info(
         info.key = column_key(def, col);
         return info;
     }
+    let slot_kind = |slot: usize| {
+        if grouped && slot >= scope.columns.len() {
+            return None;
+        }
+        let t = tables
+            .iter()
+            .rev()
+            .find(|t| slot >= t.offset && slot < t.offset + t.handle.def.columns.len())?;
+        Some(
+            t.handle.def.columns[slot - t.offset]
+                .ty
+                .column_info("")
+                .kind,
+        )
+    };
     if rows.is_empty() {
-        return crate::infer::column_for(name, e);
+        return crate::infer::column_for_slots(name, e, &slot_kind);
     }
-    ColumnInfo::from_values(name, rows.iter().map(|r| &r[i]))
+    crate::infer::column_for_values(name, e, rows.iter().map(|r| &r[i]), &slot_kind)
 }
 
 /// Result columns of a SELECT with tables, without running it (COM_STMT_PREPARE).
