@@ -194,6 +194,7 @@ fn kind_of(e: &Expr, sk: SlotKinds<'_>) -> Option<ColumnKind> {
             }
         }
         Expr::Slot(i) => return sk(*i),
+        Expr::Subquery(sel) => kind_of(&sel.items.first()?.expr, &|_| None)?,
         Expr::Column { .. } | Expr::Param(_) | Expr::UserVar(_) => return None,
         _ => ColumnKind::VarString,
     })
@@ -230,6 +231,10 @@ mod tests {
             ColumnKind::LongLong
         );
         assert_eq!(kind("SELECT NULL"), ColumnKind::Null);
+        assert_eq!(
+            kind("SELECT (SELECT COUNT(*) FROM t)"),
+            ColumnKind::LongLong
+        );
         assert_eq!(
             kind("SELECT CASE WHEN 1 THEN NULL ELSE 2 END"),
             ColumnKind::LongLong

@@ -187,6 +187,29 @@ mod tests {
     }
 
     #[test]
+    fn negating_negative_constants_is_decimal() {
+        use crate::ast::Stmt;
+        use crate::value::Value;
+        let p =
+            crate::parse::parse_one("SELECT - - 98, - 98, - CAST(- 42 AS SIGNED)", false).unwrap();
+        let Stmt::Select(s) = p.stmt else { panic!() };
+        let mut env = crate::functions::testenv::TestEnv::default();
+        let v: Vec<Value> = s
+            .items
+            .iter()
+            .map(|i| crate::eval::eval(&i.expr, &mut env).unwrap())
+            .collect();
+        assert_eq!(
+            v,
+            [
+                Value::Decimal("98".into()),
+                Value::Int(-98),
+                Value::Decimal("42".into())
+            ]
+        );
+    }
+
+    #[test]
     fn string_operands_warn() {
         let (v, w) = q_warn("SELECT '12abc' + 0, '  12' + 0, 'abc' + 0, 1 / 0");
         assert_eq!(v, ["12", "12", "0", "NULL"]);

@@ -261,6 +261,24 @@ fn and3(a: Option<bool>, b: Option<bool>) -> Option<bool> {
     }
 }
 
+/// Whether an expression is constant for the statement (no column, parameter,
+/// variable, subquery, aggregate or non-deterministic call), as MySQL's const_item.
+pub fn is_const(e: &Expr) -> bool {
+    match e {
+        Expr::Literal(_) => true,
+        Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => is_const(expr),
+        Expr::Binary { left, right, .. } => is_const(left) && is_const(right),
+        Expr::Func { name, args } => {
+            !matches!(
+                name.as_str(),
+                "rand" | "now" | "sysdate" | "uuid" | "last_insert_id" | "row_count" | "sleep"
+            ) && !crate::exec::bind::is_aggregate(name)
+                && args.iter().all(is_const)
+        }
+        _ => false,
+    }
+}
+
 fn unary(op: UnaryOp, v: Value, src: &Expr, env: &mut dyn Env) -> Result<Value> {
     if v.is_null() {
         return Ok(Value::Null);
@@ -271,6 +289,9 @@ fn unary(op: UnaryOp, v: Value, src: &Expr, env: &mut dyn Env) -> Result<Value> 
         UnaryOp::Not => bool_value(!truth(v, env).unwrap_or(false)),
         UnaryOp::BitNot => Value::UInt(!(v.to_i64().unwrap_or(0) as u64)),
         UnaryOp::Neg => match v {
+            // MySQL types the negation of a negative constant integer as DECIMAL
+            // (it could overflow BIGINT): - -98 is DECIMAL 98.
+            Value::Int(i) if i < 0 && is_const(src) => Value::Decimal((-(i as i128)).to_string()),
             Value::Int(i) => match i.checked_neg() {
                 Some(n) => Value::Int(n),
                 None => return Err(out_of_range("BIGINT", &format!("-({})", expr_text(src)))),
