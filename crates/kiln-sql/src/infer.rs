@@ -106,6 +106,11 @@ fn union(kinds: impl Iterator<Item = Option<ColumnKind>>) -> Option<ColumnKind> 
 /// Kinds of bound column slots, where the caller knows them.
 pub type SlotKinds<'a> = &'a dyn Fn(usize) -> Option<ColumnKind>;
 
+/// The static kind of `e` (None: unknown).
+pub fn kind_of_expr(e: &Expr, sk: SlotKinds<'_>) -> Option<ColumnKind> {
+    kind_of(e, sk)
+}
+
 fn kind_of(e: &Expr, sk: SlotKinds<'_>) -> Option<ColumnKind> {
     Some(match e {
         Expr::Literal(v) => match v {
@@ -143,6 +148,10 @@ fn kind_of(e: &Expr, sk: SlotKinds<'_>) -> Option<ColumnKind> {
         },
         Expr::Unary { op, expr } => match op {
             UnaryOp::Not | UnaryOp::BitNot => ColumnKind::LongLong,
+            // Negating a negative constant integer is DECIMAL (see eval's unary).
+            UnaryOp::Neg if matches!(**expr, Expr::Literal(Value::Int(i)) if i < 0) => {
+                ColumnKind::NewDecimal
+            }
             _ => kind_of(expr, sk)?,
         },
         Expr::Case {
@@ -231,6 +240,10 @@ mod tests {
             ColumnKind::LongLong
         );
         assert_eq!(kind("SELECT NULL"), ColumnKind::Null);
+        assert_eq!(
+            kind("SELECT CAST(NULL AS SIGNED) * - - 78"),
+            ColumnKind::NewDecimal
+        );
         assert_eq!(
             kind("SELECT (SELECT COUNT(*) FROM t)"),
             ColumnKind::LongLong

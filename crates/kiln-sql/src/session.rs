@@ -850,6 +850,11 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
 }
 
 impl Env for Session {
+    /// A subquery outside any row (SET @@sql_mode = (SELECT …), DO (SELECT …)).
+    fn subquery(&mut self, sel: &Select) -> Result<Rows> {
+        crate::exec::select::run(self, sel)
+    }
+
     fn param(&self, index: usize) -> Result<Value> {
         self.params
             .get(index)

@@ -795,6 +795,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             .any(|(k, _)| matches!(k, OrderKey::Expr(e) if contains_aggregate(e)));
     let width = scope.columns.len();
     let mut having_b = None;
+    let mut agg_calls: Vec<Expr> = Vec::new();
     if grouped {
         let group_by: Vec<Expr> = s
             .group_by
@@ -850,6 +851,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             check_full_group_by(&items, &group_by, &scope, &rel.tables, width)?;
         }
         rows = group(sess, &scope, rows, &group_by, &aggs, width)?;
+        agg_calls = aggs;
     } else if let Some(h) = &having {
         let h = having_aliases(h, &scope, &items)?;
         having_b = Some(bind(&h, &scope, "having clause")?);
@@ -914,7 +916,9 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
     let columns = items
         .iter()
         .enumerate()
-        .map(|(i, (e, name))| column_info(e, name, &rel.tables, &scope, grouped, &rows, i))
+        .map(|(i, (e, name))| {
+            column_info(e, name, &rel.tables, &scope, grouped, &agg_calls, &rows, i)
+        })
         .collect();
     Ok(Rows { columns, rows })
 }
@@ -1097,12 +1101,28 @@ fn column_key(def: &crate::dict::TableDef, col: usize) -> crate::result::ColumnK
 
 /// Result metadata of a select-list item: a plain column of a table keeps the
 /// column's type and names; anything else is derived from the values.
+/// The declared kind of a bound column slot of one of `tables`.
+fn table_slot_kind(tables: &[SourceTable], slot: usize) -> Option<crate::result::ColumnKind> {
+    let t = tables
+        .iter()
+        .rev()
+        .find(|t| slot >= t.offset && slot < t.offset + t.handle.def.columns.len())?;
+    Some(
+        t.handle.def.columns[slot - t.offset]
+            .ty
+            .column_info("")
+            .kind,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
 fn column_info(
     e: &Expr,
     name: &str,
     tables: &[SourceTable],
     scope: &Scope,
     grouped: bool,
+    agg_calls: &[Expr],
     rows: &[Vec<Value>],
     i: usize,
 ) -> ColumnInfo {
@@ -1124,20 +1144,14 @@ fn column_info(
         info.key = column_key(def, col);
         return info;
     }
+    // Slots past the row are the grouped query's aggregate results.
+    let width = scope.columns.len();
     let slot_kind = |slot: usize| {
-        if grouped && slot >= scope.columns.len() {
-            return None;
+        if grouped && slot >= width {
+            let call = agg_calls.get(slot - width)?;
+            return crate::infer::kind_of_expr(call, &|s| table_slot_kind(tables, s));
         }
-        let t = tables
-            .iter()
-            .rev()
-            .find(|t| slot >= t.offset && slot < t.offset + t.handle.def.columns.len())?;
-        Some(
-            t.handle.def.columns[slot - t.offset]
-                .ty
-                .column_info("")
-                .kind,
-        )
+        table_slot_kind(tables, slot)
     };
     if rows.is_empty() {
         return crate::infer::column_for_slots(name, e, &slot_kind);
@@ -1206,6 +1220,7 @@ pub fn describe(sess: &mut Session, s: &Select) -> Result<Vec<ColumnInfo>> {
                         &scope,
                         false,
                         &[],
+                        &[],
                         0,
                     ));
                 }
@@ -1218,6 +1233,7 @@ pub fn describe(sess: &mut Session, s: &Select) -> Result<Vec<ColumnInfo>> {
                     &tables,
                     &scope,
                     false,
+                    &[],
                     &[],
                     0,
                 ));
