@@ -283,7 +283,6 @@ fn unary(op: UnaryOp, v: Value, src: &Expr, env: &mut dyn Env) -> Result<Value> 
     if v.is_null() {
         return Ok(Value::Null);
     }
-    let _ = env;
     Ok(match op {
         UnaryOp::Plus => v,
         UnaryOp::Not => bool_value(!truth(v, env).unwrap_or(false)),
@@ -303,7 +302,10 @@ fn unary(op: UnaryOp, v: Value, src: &Expr, env: &mut dyn Env) -> Result<Value> 
                 None if s.chars().all(|c| c == '0' || c == '.') => s,
                 None => format!("-{s}"),
             }),
-            other => Value::Double(-other.to_f64().unwrap_or(0.0)),
+            other => {
+                arith::warn_string_number(&other, env);
+                Value::Double(-other.to_f64().unwrap_or(0.0))
+            }
         },
     })
 }

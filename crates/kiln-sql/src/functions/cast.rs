@@ -119,10 +119,18 @@ fn str_to_int(s: &str, unsigned: bool, env: &mut dyn Env) -> Value {
             if !junk {
                 truncated(env, "INTEGER", s);
             }
-            if unsigned {
-                Value::UInt(if neg { 0 } else { u64::MAX })
+            // An overflowing string reads as the largest BIGINT UNSIGNED (so -1 as
+            // SIGNED), or the smallest BIGINT when negative.
+            if neg {
+                if unsigned {
+                    Value::UInt(1 << 63)
+                } else {
+                    Value::Int(i64::MIN)
+                }
+            } else if unsigned {
+                Value::UInt(u64::MAX)
             } else {
-                Value::Int(if neg { i64::MIN } else { i64::MAX })
+                Value::Int(-1)
             }
         }
     }

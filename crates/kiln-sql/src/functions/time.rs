@@ -212,15 +212,13 @@ pub(crate) fn time_arg(v: &Value, env: &mut dyn Env) -> Option<(Time, u8)> {
 fn show(dt: &DateTime, kind: Kind, fsp: u8) -> Value {
     Value::Str(match kind {
         Kind::Date => dt.date.to_string(),
-        Kind::DateTime => {
-            let fsp = if dt.micros != 0 && fsp == 0 { 6 } else { fsp };
-            dt.format_datetime(fsp)
-        }
+        // A string-typed result shows six fraction digits once it has any.
+        Kind::DateTime => dt.format_datetime(if dt.micros != 0 || fsp > 0 { 6 } else { 0 }),
     })
 }
 
 fn show_time(t: &Time, fsp: u8) -> Value {
-    let fsp = if t.micros != 0 && fsp == 0 { 6 } else { fsp };
+    let fsp = if t.micros != 0 || fsp > 0 { 6 } else { 0 };
     Value::Str(t.format_time(fsp))
 }
 
@@ -659,7 +657,12 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
                 sec.trunc() as i64,
                 us,
             ) {
-                Some((t, _)) => Value::Str(t.format_time(fsp)),
+                Some((t, clamped)) => {
+                    if clamped {
+                        warn_truncated(env, "time", &v[0]);
+                    }
+                    Value::Str(t.format_time(fsp))
+                }
                 None => Value::Null,
             }
         }
@@ -675,8 +678,11 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
                 Value::Int(_) | Value::UInt(_) => 0,
                 _ => 6,
             };
-            let (t, _) =
+            let (t, clamped) =
                 temporal::sec_to_time(f < 0.0, (us / 1e6).trunc() as u64, (us % 1e6) as u32);
+            if clamped {
+                warn_truncated(env, "time", &v[0]);
+            }
             Value::Str(t.format_time(fsp))
         }
         "timediff" => timediff(v, env),
