@@ -375,6 +375,9 @@ fn op_text(op: BinaryOp) -> &'static str {
 
 fn binary(op: BinaryOp, left: &Expr, right: &Expr, env: &mut dyn Env) -> Result<Value> {
     use BinaryOp::*;
+    if let Some(v) = arith::division_chain(op, left, right, env)? {
+        return Ok(v);
+    }
     // Logical operators short-circuit as MySQL's do.
     match op {
         And => {
