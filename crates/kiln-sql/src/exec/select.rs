@@ -738,7 +738,8 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             }
             e => {
                 let e = run_subqueries(sess, e)?;
-                items.push((bind(&e, &scope, "field list")?, item.name.clone()));
+                let b = bind(&e, &scope, "field list")?;
+                items.push((numeric_temporals(&b, &rel.tables), item.name.clone()));
             }
         }
     }
@@ -1101,6 +1102,59 @@ fn column_key(def: &crate::dict::TableDef, col: usize) -> crate::result::ColumnK
 
 /// Result metadata of a select-list item: a plain column of a table keeps the
 /// column's type and names; anything else is derived from the values.
+/// Temporal columns used as operands of arithmetic read as numbers (dt + 0 is
+/// 20200229134510, t + 0 is 134510): such slots are wrapped in `temporal_number`.
+fn numeric_temporals(e: &Expr, tables: &[SourceTable]) -> Expr {
+    use crate::result::ColumnKind as K;
+    let operand = |x: &Expr| -> Expr {
+        if let Expr::Slot(i) = x
+            && let Some(k) = table_slot_kind(tables, *i)
+        {
+            if matches!(k, K::Date | K::DateTime | K::Timestamp | K::Time) {
+                return Expr::Func {
+                    name: "temporal_number".into(),
+                    args: vec![x.clone()],
+                };
+            }
+            return x.clone();
+        }
+        numeric_temporals(x, tables)
+    };
+    match e {
+        Expr::Binary { op, left, right } => {
+            let arith = matches!(
+                op,
+                BinaryOp::Add
+                    | BinaryOp::Sub
+                    | BinaryOp::Mul
+                    | BinaryOp::Div
+                    | BinaryOp::IntDiv
+                    | BinaryOp::Mod
+            );
+            let side = |x: &Expr| {
+                if arith {
+                    operand(x)
+                } else {
+                    numeric_temporals(x, tables)
+                }
+            };
+            Expr::Binary {
+                op: *op,
+                left: Box::new(side(left)),
+                right: Box::new(side(right)),
+            }
+        }
+        Expr::Unary {
+            op: op @ (UnaryOp::Neg | UnaryOp::Plus),
+            expr,
+        } => Expr::Unary {
+            op: *op,
+            expr: Box::new(operand(expr)),
+        },
+        other => other.clone(),
+    }
+}
+
 /// The declared kind of a bound column slot of one of `tables`.
 fn table_slot_kind(tables: &[SourceTable], slot: usize) -> Option<crate::result::ColumnKind> {
     let t = tables

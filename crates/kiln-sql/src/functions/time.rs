@@ -519,6 +519,30 @@ fn timediff(v: &[Value], env: &mut dyn Env) -> Value {
     }
 }
 
+/// A DATE / DATETIME / TIME column value in numeric context: its digits as a number
+/// (2020-02-29 → 20200229, -01:30:00 → -13000), with the fraction when it has one.
+fn temporal_number(text: &str) -> Value {
+    let (neg, body) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (whole, frac) = match body.split_once('.') {
+        Some((w, f)) => (w, Some(f)),
+        None => (body, None),
+    };
+    let digits: String = whole.chars().filter(char::is_ascii_digit).collect();
+    let digits = digits.trim_start_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    let sign = if neg { "-" } else { "" };
+    match frac {
+        Some(f) => Value::Decimal(format!("{sign}{digits}.{f}")),
+        None => match format!("{sign}{digits}").parse::<i64>() {
+            Ok(n) => Value::Int(n),
+            Err(_) => Value::Null,
+        },
+    }
+}
+
 /// Calls of the date and time functions; None when `name` is not one of them.
 pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>> {
     let argc = v.len();
@@ -532,6 +556,7 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
         | "addtime" | "subtime" | "extract" => (2, 2),
         "from_unixtime" => (1, 2),
         "maketime" | "date_add_interval" | "date_sub_interval" | "timestampdiff" => (3, 3),
+        "temporal_number" => (1, 1),
         "unix_timestamp" if argc == 1 => (1, 1),
         _ => return Ok(None),
     };
@@ -701,6 +726,7 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
             }
         }
         "unix_timestamp" => unix_timestamp(&v[0], env),
+        "temporal_number" => temporal_number(&text_of(&v[0])),
         "from_unixtime" => from_unixtime(v, env),
         _ => return Ok(None),
     }))
@@ -817,6 +843,23 @@ mod tests {
         );
         let (v, w) = q_warn("SELECT DATE_ADD('2020-13-01', INTERVAL 1 DAY)");
         assert_eq!((v, w), (vec!["NULL".to_string()], vec![1292]));
+    }
+
+    #[test]
+    fn temporal_columns_as_numbers() {
+        use super::temporal_number;
+        use crate::value::Value;
+        assert_eq!(temporal_number("2020-02-29"), Value::Int(20200229));
+        assert_eq!(
+            temporal_number("2020-02-29 13:45:10"),
+            Value::Int(20200229134510)
+        );
+        assert_eq!(temporal_number("-01:30:00"), Value::Int(-13000));
+        assert_eq!(temporal_number("00:00:00"), Value::Int(0));
+        assert_eq!(
+            temporal_number("2020-02-29 13:45:10.123456"),
+            Value::Decimal("20200229134510.123456".into())
+        );
     }
 
     #[test]
