@@ -8,6 +8,7 @@
 pub mod access;
 pub mod agg;
 pub mod bind;
+mod coltype;
 pub mod correlate;
 pub mod ddl;
 pub mod dml;
