@@ -543,6 +543,25 @@ fn temporal_number(text: &str) -> Value {
     }
 }
 
+/// CONVERT_TZ(dt, from, to): NULL for an unknown zone.
+fn convert_tz(v: &[Value], env: &mut dyn Env) -> Value {
+    let zone = |v: &Value| {
+        let name = text_of(v);
+        TimeZone::parse(&name)
+            .or_else(|| temporal::Zone::load(&name).map(|z| TimeZone::Zone(std::sync::Arc::new(z))))
+    };
+    let (Some(from), Some(to)) = (zone(&v[1]), zone(&v[2])) else {
+        return Value::Null;
+    };
+    let Some(d) = dt_arg(&v[0], env) else {
+        return Value::Null;
+    };
+    match from.local_to_utc(&d.dt).and_then(|u| to.utc_to_local(u)) {
+        Some(r) => show(&r, Kind::DateTime, d.fsp),
+        None => Value::Null,
+    }
+}
+
 /// Calls of the date and time functions; None when `name` is not one of them.
 pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>> {
     let argc = v.len();
@@ -555,6 +574,8 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
         "datediff" | "date_format" | "time_format" | "str_to_date" | "makedate" | "timediff"
         | "addtime" | "subtime" | "extract" => (2, 2),
         "from_unixtime" => (1, 2),
+        "convert_tz" => (3, 3),
+        "period_add" | "period_diff" => (2, 2),
         "maketime" | "date_add_interval" | "date_sub_interval" | "timestampdiff" => (3, 3),
         "temporal_number" => (1, 1),
         "unix_timestamp" if argc == 1 => (1, 1),
@@ -591,6 +612,12 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
         "week" | "yearweek" => {
             let mode = if argc == 2 {
                 v[1].to_i64().unwrap_or(0).clamp(0, 7) as u32
+            } else if name == "week" {
+                env.sysvar(VarScope::Session, "default_week_format")
+                    .ok()
+                    .and_then(|x| x.to_i64())
+                    .unwrap_or(0)
+                    .clamp(0, 7) as u32
             } else {
                 0
             };
@@ -726,6 +753,29 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
             }
         }
         "unix_timestamp" => unix_timestamp(&v[0], env),
+        "convert_tz" => convert_tz(v, env),
+        "period_add" | "period_diff" => {
+            let to_months = |p: i64| {
+                let (y, m) = (p / 100, p % 100);
+                let y = if p < 10000 && y < 70 {
+                    y + 2000
+                } else if p < 10000 {
+                    y + 1900
+                } else {
+                    y
+                };
+                y * 12 + m - 1
+            };
+            let (a, b) = (v[0].to_i64().unwrap_or(0), v[1].to_i64().unwrap_or(0));
+            if name == "period_diff" {
+                Value::Int(to_months(a) - to_months(b))
+            } else if a == 0 {
+                Value::Int(0)
+            } else {
+                let m = to_months(a) + b;
+                Value::Int(m.div_euclid(12) * 100 + m.rem_euclid(12) + 1)
+            }
+        }
         "temporal_number" => temporal_number(&text_of(&v[0])),
         "from_unixtime" => from_unixtime(v, env),
         _ => return Ok(None),
