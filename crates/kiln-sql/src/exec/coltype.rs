@@ -42,7 +42,9 @@ fn column_key(def: &crate::dict::TableDef, col: usize) -> crate::result::ColumnK
 }
 
 /// Temporal columns used as operands of arithmetic read as numbers (dt + 0 is
-/// 20200229134510, t + 0 is 134510): such slots are wrapped in `temporal_number`.
+/// 20200229134510, t + 0 is 134510): such slots are wrapped in `temporal_number`. JSON
+/// columns given to JSON_OBJECT / JSON_ARRAY are wrapped in JSON_EXTRACT(j, '$') so
+/// they nest as JSON.
 pub(super) fn numeric_temporals(e: &Expr, tables: &[SourceTable]) -> Expr {
     use crate::result::ColumnKind as K;
     let operand = |x: &Expr| -> Expr {
@@ -90,6 +92,30 @@ pub(super) fn numeric_temporals(e: &Expr, tables: &[SourceTable]) -> Expr {
             op: *op,
             expr: Box::new(operand(expr)),
         },
+        // JSON columns inside JSON constructors nest as JSON, not as strings.
+        Expr::Func { name, args } => {
+            let json_ctor = matches!(name.as_str(), "json_object" | "json_array");
+            let args = args
+                .iter()
+                .map(|a| match a {
+                    Expr::Slot(i)
+                        if json_ctor
+                            && table_slot_kind(tables, *i)
+                                == Some(crate::result::ColumnKind::Json) =>
+                    {
+                        Expr::Func {
+                            name: "json_extract".into(),
+                            args: vec![a.clone(), Expr::Literal(Value::Str("$".into()))],
+                        }
+                    }
+                    other => numeric_temporals(other, tables),
+                })
+                .collect();
+            Expr::Func {
+                name: name.clone(),
+                args,
+            }
+        }
         other => other.clone(),
     }
 }
