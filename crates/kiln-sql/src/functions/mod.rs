@@ -211,14 +211,6 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
             want(1, 1)?;
             Value::Int(s(0).chars().count() as i64)
         }
-        "upper" | "ucase" => {
-            want(1, 1)?;
-            Value::Str(s(0).to_uppercase())
-        }
-        "lower" | "lcase" => {
-            want(1, 1)?;
-            Value::Str(s(0).to_lowercase())
-        }
         "reverse" => {
             want(1, 1)?;
             Value::Str(s(0).chars().rev().collect())
