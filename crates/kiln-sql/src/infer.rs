@@ -1,18 +1,27 @@
 //! Static result-type inference for expression columns, used where no values exist
-//! yet: COM_STMT_PREPARE's column definitions and empty result sets.
+//! yet (COM_STMT_PREPARE's column definitions, empty result sets) and where every
+//! value is NULL (CAST(NULL AS SIGNED) is still a BIGINT column).
 
-use crate::ast::{BinaryOp, CastType, Expr};
+use crate::ast::{BinaryOp, CastType, Expr, UnaryOp};
 use crate::result::{ColumnInfo, ColumnKind};
 use crate::value::Value;
 
 pub fn column_for(name: &str, e: &Expr) -> ColumnInfo {
-    let kind = kind_of(e);
+    column_for_slots(name, e, &|_| None)
+}
+
+/// `column_for` with the kinds of bound column slots.
+pub fn column_for_slots(name: &str, e: &Expr, sk: SlotKinds<'_>) -> ColumnInfo {
+    let kind = kind_of(e, sk).unwrap_or(ColumnKind::VarString);
     let mut c = ColumnInfo::new(name, kind);
     c.length_chars = match kind {
         ColumnKind::LongLong => 21,
         ColumnKind::Double => 23,
         ColumnKind::NewDecimal => 67,
         ColumnKind::Null => 0,
+        ColumnKind::Date => 10,
+        ColumnKind::DateTime => 26,
+        ColumnKind::Time => 17,
         _ => 255,
     };
     c.decimals = match kind {
@@ -22,52 +31,88 @@ pub fn column_for(name: &str, e: &Expr) -> ColumnInfo {
     c
 }
 
-fn kind_of(e: &Expr) -> ColumnKind {
-    kind_of_plain(e)
-}
-
-/// The kind of a result column of expression `e` whose slots have the kinds `slot`
-/// gives; VarString when it cannot be known here (the caller then goes by the
-/// values). MySQL derives a column's type from the expression, not from the values:
-/// `SELECT 1 IN (NULL)` is BIGINT even though NULL.
-pub fn kind_with(e: &Expr, slot: &dyn Fn(usize) -> Option<ColumnKind>) -> ColumnKind {
-    kind_opt(e, slot).unwrap_or(ColumnKind::VarString)
-}
-
-/// A negative integer constant (MySQL types its negation as DECIMAL: it could
-/// overflow BIGINT).
-fn negative_int_constant(e: &Expr) -> bool {
-    match e {
-        Expr::Literal(Value::Int(i)) => *i < 0,
-        Expr::Cast {
-            expr,
-            to: CastType::Signed,
-        } => negative_int_constant(expr),
-        Expr::Func { name, args } if name == "nullif" || name == "coalesce" || name == "ifnull" => {
-            args.first().is_some_and(negative_int_constant)
+/// Metadata from the values a column produced; when all are NULL, the static type
+/// of the expression (when it has one).
+pub fn column_for_values<'a>(
+    name: &str,
+    e: &Expr,
+    values: impl Iterator<Item = &'a Value>,
+    sk: SlotKinds<'_>,
+) -> ColumnInfo {
+    let c = ColumnInfo::from_values(name, values);
+    if c.kind != ColumnKind::Null {
+        return c;
+    }
+    match kind_of(e, sk) {
+        Some(k) if k != ColumnKind::Null => {
+            let mut s = column_for_slots(name, e, sk);
+            s.not_null = false;
+            s
         }
-        _ => false,
+        _ => c,
     }
 }
 
-fn kind_opt(e: &Expr, slot: &dyn Fn(usize) -> Option<ColumnKind>) -> Option<ColumnKind> {
-    let k = |x: &Expr| kind_opt(x, slot);
-    let merge = |kinds: Vec<Option<ColumnKind>>| -> Option<ColumnKind> {
-        let mut out = ColumnKind::Null;
-        for kd in kinds {
-            out = match (out, kd?) {
-                (ColumnKind::Null, x) | (x, ColumnKind::Null) => x,
-                (a, b) if a == b => a,
-                (a, b) if is_int(a) && is_int(b) => ColumnKind::LongLong,
-                (a, b) if is_exact(a) && is_exact(b) => ColumnKind::NewDecimal,
-                (a, b) if is_numeric(a) && is_numeric(b) => ColumnKind::Double,
-                _ => ColumnKind::VarString,
-            };
-        }
-        Some(out)
+/// Numeric result of combining two operand kinds (None: unknown, takes the other).
+fn numeric(a: Option<ColumnKind>, b: Option<ColumnKind>) -> Option<ColumnKind> {
+    use ColumnKind::*;
+    let norm = |k: Option<ColumnKind>| match k {
+        Some(Null) | None => None,
+        Some(LongLong | Long | Short | Tiny | Int24 | Year | Bit) => Some(LongLong),
+        Some(NewDecimal) => Some(NewDecimal),
+        Some(_) => Some(Double),
     };
+    match (norm(a), norm(b)) {
+        (None, None) => match (a, b) {
+            (Some(Null), _) | (_, Some(Null)) => Some(Null),
+            _ => None,
+        },
+        (Some(x), None) | (None, Some(x)) => Some(x),
+        (Some(Double), _) | (_, Some(Double)) => Some(Double),
+        (Some(NewDecimal), _) | (_, Some(NewDecimal)) => Some(NewDecimal),
+        _ => Some(LongLong),
+    }
+}
+
+/// The common kind of alternative results (CASE, IF, COALESCE): NULL branches and
+/// unknown ones do not count.
+fn union(kinds: impl Iterator<Item = Option<ColumnKind>>) -> Option<ColumnKind> {
+    let mut out: Option<ColumnKind> = None;
+    let mut saw_null = false;
+    for k in kinds {
+        match k {
+            Some(ColumnKind::Null) => saw_null = true,
+            None => {}
+            Some(k) => {
+                out = Some(match out {
+                    None => k,
+                    Some(o) if o == k => o,
+                    Some(o) => match numeric(Some(o), Some(k)) {
+                        Some(n)
+                            if !matches!(o, ColumnKind::VarString)
+                                && !matches!(k, ColumnKind::VarString) =>
+                        {
+                            n
+                        }
+                        _ => ColumnKind::VarString,
+                    },
+                })
+            }
+        }
+    }
+    out.or(saw_null.then_some(ColumnKind::Null))
+}
+
+/// Kinds of bound column slots, where the caller knows them.
+pub type SlotKinds<'a> = &'a dyn Fn(usize) -> Option<ColumnKind>;
+
+/// The static kind of `e` (None: unknown).
+pub fn kind_of_expr(e: &Expr, sk: SlotKinds<'_>) -> Option<ColumnKind> {
+    kind_of(e, sk)
+}
+
+fn kind_of(e: &Expr, sk: SlotKinds<'_>) -> Option<ColumnKind> {
     Some(match e {
-        Expr::Slot(i) => slot(*i)?,
         Expr::Literal(v) => match v {
             Value::Null => ColumnKind::Null,
             Value::Int(_) | Value::UInt(_) => ColumnKind::LongLong,
@@ -91,161 +136,121 @@ fn kind_opt(e: &Expr, slot: &dyn Fn(usize) -> Option<ColumnKind>) -> Option<Colu
             CastType::DateTime(_) => ColumnKind::DateTime,
             CastType::Time(_) => ColumnKind::Time,
         },
+        Expr::Binary { op, left, right } => match op {
+            BinaryOp::Div => match numeric(kind_of(left, sk), kind_of(right, sk))? {
+                ColumnKind::LongLong => ColumnKind::NewDecimal,
+                k => k,
+            },
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Mod => {
+                numeric(kind_of(left, sk), kind_of(right, sk))?
+            }
+            _ => ColumnKind::LongLong,
+        },
+        Expr::Unary { op, expr } => match op {
+            UnaryOp::Not | UnaryOp::BitNot => ColumnKind::LongLong,
+            // Negating a negative constant integer is DECIMAL (see eval's unary).
+            UnaryOp::Neg if matches!(**expr, Expr::Literal(Value::Int(i)) if i < 0) => {
+                ColumnKind::NewDecimal
+            }
+            _ => kind_of(expr, sk)?,
+        },
         Expr::Case {
             whens, otherwise, ..
-        } => {
-            let mut v: Vec<Option<ColumnKind>> = whens.iter().map(|(_, t)| k(t)).collect();
-            v.push(match otherwise {
-                Some(o) => k(o),
-                None => Some(ColumnKind::Null),
-            });
-            merge(v)?
-        }
+        } => union(
+            whens
+                .iter()
+                .map(|(_, t)| kind_of(t, sk))
+                .chain(otherwise.iter().map(|o| kind_of(o, sk))),
+        )
+        .unwrap_or(ColumnKind::Null),
         Expr::Func { name, args } => {
             let base = name.strip_suffix(" distinct").unwrap_or(name);
             match base {
-                "coalesce" | "ifnull" | "greatest" | "least" => {
-                    merge(args.iter().map(k).collect())?
+                "connection_id" | "last_insert_id" | "row_count" | "found_rows" | "length"
+                | "char_length" | "sleep" | "unix_timestamp" | "isnull" | "strcmp" | "sign"
+                | "count" | "locate" | "instr" | "field" | "find_in_set" | "ascii" | "ord"
+                | "year" | "month" | "day" | "dayofmonth" | "hour" | "minute" | "second"
+                | "datediff" | "timestampdiff" | "to_days" | "json_valid" | "json_length" => {
+                    ColumnKind::LongLong
                 }
-                "if" if args.len() == 3 => merge(vec![k(&args[1]), k(&args[2])])?,
-                "nullif" if !args.is_empty() => k(&args[0])?,
-                "count" | "bit_and" | "bit_or" | "bit_xor" => ColumnKind::LongLong,
-                "sum" if !args.is_empty() => match k(&args[0])? {
-                    x if is_exact(x) || x == ColumnKind::Null => ColumnKind::NewDecimal,
-                    x if is_numeric(x) => ColumnKind::Double,
-                    _ => ColumnKind::Double,
-                },
-                "avg" if !args.is_empty() => match k(&args[0])? {
-                    x if is_exact(x) || x == ColumnKind::Null => ColumnKind::NewDecimal,
-                    _ => ColumnKind::Double,
-                },
-                "min" | "max" | "any_value" if !args.is_empty() => k(&args[0])?,
-                "std" | "stddev" | "stddev_pop" | "stddev_samp" | "variance" | "var_pop"
+                "rand" | "sqrt" | "exp" | "ln" | "log" | "log10" | "log2" | "pow" | "power"
+                | "std" | "stddev" | "stddev_pop" | "stddev_samp" | "variance" | "var_pop"
                 | "var_samp" => ColumnKind::Double,
-                "abs" if !args.is_empty() => match k(&args[0])? {
-                    x if is_numeric(x) || x == ColumnKind::Null => x,
-                    _ => return None,
+                "min" | "max" | "any_value" | "abs" | "round" | "truncate" => {
+                    kind_of(args.first()?, sk)?
+                }
+                "floor" | "ceil" | "ceiling" => match kind_of(args.first()?, sk)? {
+                    ColumnKind::NewDecimal => ColumnKind::LongLong,
+                    k => k,
                 },
-                _ => match kind_of_plain(e) {
-                    ColumnKind::VarString => return None,
-                    x => x,
+                "sum" | "avg" => match numeric(kind_of(args.first()?, sk), None)? {
+                    ColumnKind::LongLong => ColumnKind::NewDecimal,
+                    k => k,
                 },
+                "if" => union(args.iter().skip(1).map(|a| kind_of(a, sk)))?,
+                "ifnull" | "coalesce" | "nullif" | "greatest" | "least" => union(
+                    args.iter()
+                        .take(if base == "nullif" { 1 } else { usize::MAX })
+                        .map(|a| kind_of(a, sk)),
+                )?,
+                "date" | "curdate" | "current_date" | "utc_date" | "last_day" | "from_days"
+                | "makedate" => ColumnKind::Date,
+                "time" | "curtime" | "current_time" | "utc_time" | "sec_to_time" | "maketime"
+                | "timediff" => ColumnKind::Time,
+                "now" | "current_timestamp" | "localtime" | "localtimestamp" | "sysdate"
+                | "utc_timestamp" | "timestamp" => ColumnKind::DateTime,
+                _ => ColumnKind::VarString,
             }
         }
-        Expr::Unary {
-            op: crate::ast::UnaryOp::Neg,
-            expr,
-        } if negative_int_constant(expr) => ColumnKind::NewDecimal,
-        Expr::Unary {
-            op: crate::ast::UnaryOp::Not,
-            ..
-        } => ColumnKind::LongLong,
-        Expr::Unary { expr, .. } => match k(expr)? {
-            ColumnKind::Null => ColumnKind::Null,
-            x if is_int(x) => ColumnKind::LongLong,
-            x if is_numeric(x) => x,
-            // -datetime, -'text': a number whose kind the values tell.
-            _ => return None,
-        },
-        Expr::Binary { op, left, right } => match op {
-            BinaryOp::Div => {
-                let (a, b) = (k(left)?, k(right)?);
-                if is_exact(a) && is_exact(b)
-                    || (a == ColumnKind::Null && is_exact(b))
-                    || (b == ColumnKind::Null && is_exact(a))
-                    || (a == ColumnKind::Null && b == ColumnKind::Null)
-                {
-                    ColumnKind::NewDecimal
-                } else {
-                    ColumnKind::Double
-                }
-            }
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Mod => {
-                let (a, b) = (k(left)?, k(right)?);
-                let a = if a == ColumnKind::Null { b } else { a };
-                let b = if b == ColumnKind::Null { a } else { b };
-                if a == ColumnKind::Null {
-                    ColumnKind::Null
-                } else if is_int(a) && is_int(b) {
-                    ColumnKind::LongLong
-                } else if is_exact(a) && is_exact(b) {
-                    ColumnKind::NewDecimal
-                } else {
-                    ColumnKind::Double
-                }
-            }
-            _ => ColumnKind::LongLong,
-        },
-        _ => return None,
+        Expr::Slot(i) => return sk(*i),
+        Expr::Subquery(sel) => kind_of(&sel.items.first()?.expr, &|_| None)?,
+        Expr::Column { .. } | Expr::Param(_) | Expr::UserVar(_) => return None,
+        _ => ColumnKind::VarString,
     })
 }
 
-fn is_int(k: ColumnKind) -> bool {
-    matches!(
-        k,
-        ColumnKind::Tiny
-            | ColumnKind::Short
-            | ColumnKind::Int24
-            | ColumnKind::Long
-            | ColumnKind::LongLong
-            | ColumnKind::Year
-            | ColumnKind::Bit
-    )
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::Stmt;
 
-fn is_exact(k: ColumnKind) -> bool {
-    is_int(k) || k == ColumnKind::NewDecimal
-}
+    fn kind(sql: &str) -> ColumnKind {
+        let p = crate::parse::parse_one(sql, false).unwrap();
+        let Stmt::Select(s) = p.stmt else { panic!() };
+        column_for("x", &s.items[0].expr).kind
+    }
 
-fn is_numeric(k: ColumnKind) -> bool {
-    is_exact(k) || matches!(k, ColumnKind::Float | ColumnKind::Double)
-}
-
-fn kind_of_plain(e: &Expr) -> ColumnKind {
-    match e {
-        Expr::Literal(v) => match v {
-            Value::Null => ColumnKind::Null,
-            Value::Int(_) | Value::UInt(_) => ColumnKind::LongLong,
-            Value::Double(_) => ColumnKind::Double,
-            Value::Decimal(_) => ColumnKind::NewDecimal,
-            Value::Str(_) | Value::Bytes(_) => ColumnKind::VarString,
-        },
-        Expr::IsNull { .. }
-        | Expr::IsBool { .. }
-        | Expr::Between { .. }
-        | Expr::InList { .. }
-        | Expr::Like { .. } => ColumnKind::LongLong,
-        Expr::Binary { op, left, right } => match op {
-            BinaryOp::Div => {
-                if matches!(kind_of(left), ColumnKind::Double | ColumnKind::VarString)
-                    || matches!(kind_of(right), ColumnKind::Double | ColumnKind::VarString)
-                {
-                    ColumnKind::Double
-                } else {
-                    ColumnKind::NewDecimal
-                }
-            }
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Mod => {
-                match (kind_of(left), kind_of(right)) {
-                    (ColumnKind::LongLong, ColumnKind::LongLong) => ColumnKind::LongLong,
-                    (ColumnKind::Double | ColumnKind::VarString, _)
-                    | (_, ColumnKind::Double | ColumnKind::VarString) => ColumnKind::Double,
-                    _ => ColumnKind::NewDecimal,
-                }
-            }
-            _ => ColumnKind::LongLong,
-        },
-        Expr::Unary { expr, .. } => kind_of(expr),
-        Expr::Func { name, .. } => match name.as_str() {
-            "connection_id" | "last_insert_id" | "row_count" | "found_rows" | "length"
-            | "char_length" | "sleep" | "unix_timestamp" | "isnull" | "strcmp" | "sign" => {
-                ColumnKind::LongLong
-            }
-            "rand" | "pi" | "sqrt" | "exp" | "ln" | "log" | "log10" | "log2" | "pow" | "power" => {
-                ColumnKind::Double
-            }
-            _ => ColumnKind::VarString,
-        },
-        _ => ColumnKind::VarString,
+    #[test]
+    fn kinds() {
+        assert_eq!(
+            kind("SELECT CAST(NULL AS SIGNED) * -85"),
+            ColumnKind::LongLong
+        );
+        assert_eq!(
+            kind("SELECT 37 / - CAST(NULL AS SIGNED)"),
+            ColumnKind::NewDecimal
+        );
+        assert_eq!(
+            kind("SELECT -CAST(NULL AS DECIMAL)"),
+            ColumnKind::NewDecimal
+        );
+        assert_eq!(kind("SELECT 1 IN (2, NULL)"), ColumnKind::LongLong);
+        assert_eq!(
+            kind("SELECT MAX(CAST(NULL AS SIGNED))"),
+            ColumnKind::LongLong
+        );
+        assert_eq!(kind("SELECT NULL"), ColumnKind::Null);
+        assert_eq!(
+            kind("SELECT CAST(NULL AS SIGNED) * - - 78"),
+            ColumnKind::NewDecimal
+        );
+        assert_eq!(
+            kind("SELECT (SELECT COUNT(*) FROM t)"),
+            ColumnKind::LongLong
+        );
+        assert_eq!(
+            kind("SELECT CASE WHEN 1 THEN NULL ELSE 2 END"),
+            ColumnKind::LongLong
+        );
     }
 }

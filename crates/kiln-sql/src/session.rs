@@ -560,7 +560,12 @@ impl Session {
                 if rows.is_empty() {
                     crate::infer::column_for(&item.name, &item.expr)
                 } else {
-                    ColumnInfo::from_values(&item.name, rows.iter().map(|r| &r[i]))
+                    crate::infer::column_for_values(
+                        &item.name,
+                        &item.expr,
+                        rows.iter().map(|r| &r[i]),
+                        &|_| None,
+                    )
                 }
             })
             .collect();
@@ -839,6 +844,11 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
 }
 
 impl Env for Session {
+    /// A subquery outside any row (SET @@sql_mode = (SELECT …), DO (SELECT …)).
+    fn subquery(&mut self, sel: &Select) -> Result<Rows> {
+        crate::exec::select::run(self, sel)
+    }
+
     fn param(&self, index: usize) -> Result<Value> {
         self.params
             .get(index)

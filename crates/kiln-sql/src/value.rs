@@ -127,7 +127,13 @@ pub fn leading_f64(b: &[u8]) -> f64 {
             end = e;
         }
     }
-    t[..end].parse().unwrap_or(0.0)
+    // Beyond DOUBLE's range a string reads as the largest double ('1e400' + 0).
+    let f: f64 = t[..end].parse().unwrap_or(0.0);
+    if f.is_infinite() {
+        f64::MAX.copysign(f)
+    } else {
+        f
+    }
 }
 
 /// Formats a DOUBLE as MySQL does: shortest round-trip digits, scientific notation

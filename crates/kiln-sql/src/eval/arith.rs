@@ -9,7 +9,7 @@ use kiln_common::Result;
 use kiln_types::decimal::{Decimal, DecimalError};
 
 use super::{Env, Level, out_of_range};
-use crate::ast::BinaryOp;
+use crate::ast::{BinaryOp, Expr, UnaryOp};
 use crate::numeric::to_decimal;
 use crate::value::Value;
 
@@ -159,6 +159,109 @@ pub(super) fn numeric(
     }
 }
 
+/// Whether `e` is a tree of + - * / and negation over number literals and columns
+/// (so its leaves can be evaluated again without side effects), and whether it
+/// contains a division.
+fn pure_arith(e: &Expr) -> Option<bool> {
+    match e {
+        Expr::Binary {
+            op: op @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div),
+            left,
+            right,
+        } => Some(pure_arith(left)? | pure_arith(right)? | (*op == BinaryOp::Div)),
+        Expr::Unary {
+            op: UnaryOp::Neg | UnaryOp::Plus,
+            expr,
+        } => pure_arith(expr),
+        Expr::Literal(Value::Int(_) | Value::UInt(_) | Value::Decimal(_))
+        | Expr::Slot(_)
+        | Expr::Column { .. } => Some(false),
+        _ => None,
+    }
+}
+
+/// A DECIMAL subtree computed exactly (quotients unrounded), with the scale MySQL
+/// gives its result. None when a leaf is not an exact number or a divisor is zero
+/// (the ordinary path then produces the result and its warnings); Some(None) for NULL.
+fn exact(e: &Expr, env: &mut dyn Env) -> Result<Option<Option<(Decimal, u32)>>> {
+    Ok(Some(match e {
+        Expr::Binary { op, left, right } => return exact_binary(*op, left, right, env),
+        Expr::Unary { op, expr } => match exact(expr, env)? {
+            Some(Some((d, s))) if *op == UnaryOp::Neg => Some((d.neg(), s)),
+            other => return Ok(other),
+        },
+        leaf => match super::eval(leaf, env)? {
+            Value::Null => None,
+            v @ (Value::Int(_) | Value::UInt(_) | Value::Decimal(_)) => {
+                let d = to_decimal(&v);
+                Some((d, d.scale()))
+            }
+            _ => return Ok(None),
+        },
+    }))
+}
+
+fn exact_binary(
+    op: BinaryOp,
+    left: &Expr,
+    right: &Expr,
+    env: &mut dyn Env,
+) -> Result<Option<Option<(Decimal, u32)>>> {
+    let Some(a) = exact(left, env)? else {
+        return Ok(None);
+    };
+    let Some(b) = exact(right, env)? else {
+        return Ok(None);
+    };
+    let (Some((a, sa)), Some((b, sb))) = (a, b) else {
+        return Ok(Some(None));
+    };
+    let r = match op {
+        BinaryOp::Add => a.add(&b).map(|d| (d, sa.max(sb))),
+        BinaryOp::Sub => a.sub(&b).map(|d| (d, sa.max(sb))),
+        BinaryOp::Mul => a.mul(&b).map(|d| (d, (sa + sb).min(30))),
+        _ => {
+            if b.is_zero() {
+                return Ok(None);
+            }
+            let inc = env.div_precision_increment();
+            a.div_unrounded(&b, inc).map(|d| (d, (sa + inc).min(30)))
+        }
+    };
+    Ok(r.ok().map(Some))
+}
+
+/// MySQL carries a quotient into an enclosing DECIMAL expression unrounded and
+/// rounds only the final value to the expression's scale: 10 / 3 * 3 is 10.0000.
+/// Applies to + - * / trees over exact numbers with a division below the top.
+pub(super) fn division_chain(
+    op: BinaryOp,
+    left: &Expr,
+    right: &Expr,
+    env: &mut dyn Env,
+) -> Result<Option<Value>> {
+    if !matches!(
+        op,
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+    ) {
+        return Ok(None);
+    }
+    let (Some(dl), Some(dr)) = (pure_arith(left), pure_arith(right)) else {
+        return Ok(None);
+    };
+    if !(dl || dr) {
+        return Ok(None);
+    }
+    Ok(match exact_binary(op, left, right, env)? {
+        None => None,
+        Some(None) => Some(Value::Null),
+        Some(Some((d, scale))) => match d.round(scale as i32) {
+            Ok(r) => Some(Value::Decimal(r.to_string())),
+            Err(_) => None,
+        },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use crate::functions::testenv::{q, q_warn};
@@ -183,6 +286,39 @@ mod tests {
                 "-3",
                 "3"
             ]
+        );
+    }
+
+    #[test]
+    fn negating_negative_constants_is_decimal() {
+        use crate::ast::Stmt;
+        use crate::value::Value;
+        let p =
+            crate::parse::parse_one("SELECT - - 98, - 98, - CAST(- 42 AS SIGNED)", false).unwrap();
+        let Stmt::Select(s) = p.stmt else { panic!() };
+        let mut env = crate::functions::testenv::TestEnv::default();
+        let v: Vec<Value> = s
+            .items
+            .iter()
+            .map(|i| crate::eval::eval(&i.expr, &mut env).unwrap())
+            .collect();
+        assert_eq!(
+            v,
+            [
+                Value::Decimal("98".into()),
+                Value::Int(-98),
+                Value::Decimal("42".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn quotients_carry_unrounded() {
+        assert_eq!(
+            q(
+                "SELECT 10 / 3 * 3, 1 / 3 + 1 / 3 + 1 / 3, (1 + 2) / 4 * 2, 10 / 0 * 2, NULL / 2 * 1"
+            ),
+            ["10.0000", "1.0000", "1.5000", "NULL", "NULL"]
         );
     }
 

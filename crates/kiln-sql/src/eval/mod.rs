@@ -144,7 +144,7 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
             value,
             negated,
         } => {
-            let b = eval(expr, env)?.to_bool();
+            let b = truth(eval(expr, env)?, env);
             Ok(bool_value((b == *value) != *negated))
         }
         Expr::Between {
@@ -226,7 +226,7 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
                 let wv = eval(w, env)?;
                 let hit = match &op {
                     Some(o) => compare(o, &wv) == Some(std::cmp::Ordering::Equal),
-                    None => wv.to_bool() == Some(true),
+                    None => truth(wv, env) == Some(true),
                 };
                 if hit {
                     return eval(then, env);
@@ -242,6 +242,13 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
     }
 }
 
+/// SQL truth value of `v`, warning 1292 for a string that is not wholly a number
+/// ('a' IS TRUE, IF('abc', …)).
+pub fn truth(v: Value, env: &mut dyn Env) -> Option<bool> {
+    arith::warn_string_number(&v, env);
+    v.to_bool()
+}
+
 pub fn bool_value(b: bool) -> Value {
     Value::Int(b as i64)
 }
@@ -254,16 +261,36 @@ fn and3(a: Option<bool>, b: Option<bool>) -> Option<bool> {
     }
 }
 
+/// Whether an expression is constant for the statement (no column, parameter,
+/// variable, subquery, aggregate or non-deterministic call), as MySQL's const_item.
+pub fn is_const(e: &Expr) -> bool {
+    match e {
+        Expr::Literal(_) => true,
+        Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => is_const(expr),
+        Expr::Binary { left, right, .. } => is_const(left) && is_const(right),
+        Expr::Func { name, args } => {
+            !matches!(
+                name.as_str(),
+                "rand" | "now" | "sysdate" | "uuid" | "last_insert_id" | "row_count" | "sleep"
+            ) && !crate::exec::bind::is_aggregate(name)
+                && args.iter().all(is_const)
+        }
+        _ => false,
+    }
+}
+
 fn unary(op: UnaryOp, v: Value, src: &Expr, env: &mut dyn Env) -> Result<Value> {
     if v.is_null() {
         return Ok(Value::Null);
     }
-    let _ = env;
     Ok(match op {
         UnaryOp::Plus => v,
-        UnaryOp::Not => bool_value(!v.to_bool().unwrap_or(false)),
+        UnaryOp::Not => bool_value(!truth(v, env).unwrap_or(false)),
         UnaryOp::BitNot => Value::UInt(!(v.to_i64().unwrap_or(0) as u64)),
         UnaryOp::Neg => match v {
+            // MySQL types the negation of a negative constant integer as DECIMAL
+            // (it could overflow BIGINT): - -98 is DECIMAL 98.
+            Value::Int(i) if i < 0 && is_const(src) => Value::Decimal((-(i as i128)).to_string()),
             Value::Int(i) => match i.checked_neg() {
                 Some(n) => Value::Int(n),
                 None => return Err(out_of_range("BIGINT", &format!("-({})", expr_text(src)))),
@@ -275,7 +302,10 @@ fn unary(op: UnaryOp, v: Value, src: &Expr, env: &mut dyn Env) -> Result<Value> 
                 None if s.chars().all(|c| c == '0' || c == '.') => s,
                 None => format!("-{s}"),
             }),
-            other => Value::Double(-other.to_f64().unwrap_or(0.0)),
+            other => {
+                arith::warn_string_number(&other, env);
+                Value::Double(-other.to_f64().unwrap_or(0.0))
+            }
         },
     })
 }
@@ -345,22 +375,25 @@ fn op_text(op: BinaryOp) -> &'static str {
 
 fn binary(op: BinaryOp, left: &Expr, right: &Expr, env: &mut dyn Env) -> Result<Value> {
     use BinaryOp::*;
+    if let Some(v) = arith::division_chain(op, left, right, env)? {
+        return Ok(v);
+    }
     // Logical operators short-circuit as MySQL's do.
     match op {
         And => {
-            let a = eval(left, env)?.to_bool();
+            let a = truth(eval(left, env)?, env);
             if a == Some(false) {
                 return Ok(bool_value(false));
             }
-            let b = eval(right, env)?.to_bool();
+            let b = truth(eval(right, env)?, env);
             return Ok(and3(a, b).map_or(Value::Null, bool_value));
         }
         Or => {
-            let a = eval(left, env)?.to_bool();
+            let a = truth(eval(left, env)?, env);
             if a == Some(true) {
                 return Ok(bool_value(true));
             }
-            let b = eval(right, env)?.to_bool();
+            let b = truth(eval(right, env)?, env);
             return Ok(match (a, b) {
                 (_, Some(true)) => bool_value(true),
                 (Some(false), Some(false)) => bool_value(false),
@@ -383,7 +416,7 @@ fn binary(op: BinaryOp, left: &Expr, right: &Expr, env: &mut dyn Env) -> Result<
     }
     let text = || format!("({} {} {})", expr_text(left), op_text(op), expr_text(right));
     Ok(match op {
-        Xor => bool_value(a.to_bool().unwrap_or(false) != b.to_bool().unwrap_or(false)),
+        Xor => bool_value(truth(a, env).unwrap_or(false) != truth(b, env).unwrap_or(false)),
         Eq | Ne | Lt | Le | Gt | Ge => {
             let o = compare(&a, &b);
             match o {
@@ -449,7 +482,8 @@ pub fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
         (UInt(x), UInt(y)) => Some(x.cmp(y)),
         (Int(x), UInt(y)) => Some((*x as i128).cmp(&(*y as i128))),
         (UInt(x), Int(y)) => Some((*x as i128).cmp(&(*y as i128))),
-        (Str(x), Str(y)) => Some(crate::collate::Coll::DEFAULT.compare(x.as_bytes(), y.as_bytes())),
+        (Str(x), Str(y)) => crate::functions::time::canonical_cmp(x, y)
+            .or_else(|| Some(crate::collate::Coll::DEFAULT.compare(x.as_bytes(), y.as_bytes()))),
         (Bytes(x), Bytes(y)) => Some(x.cmp(y)),
         (Bytes(x), Str(y)) => Some(x.as_slice().cmp(y.as_bytes())),
         (Str(x), Bytes(y)) => Some(x.as_bytes().cmp(y.as_slice())),

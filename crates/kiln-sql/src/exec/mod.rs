@@ -9,6 +9,7 @@ pub mod access;
 pub mod agg;
 pub mod alter;
 pub mod bind;
+mod coltype;
 pub mod columns;
 pub mod correlate;
 pub mod ddl;

@@ -13,7 +13,7 @@ use kiln_common::{ErrorKind, KilnError, Result};
 use super::RowEnv;
 use super::access::{self, Lock};
 use super::bind::{self, Scope, ScopeColumn, bind, conjuncts, contains_aggregate, is_aggregate};
-use super::columns::{ColumnContext, column_info};
+use super::coltype::{column_info, numeric_temporals};
 use super::group::{Distinct, check_full_group_by, distinct, group};
 use crate::ast::*;
 use crate::dict::TableHandle;
@@ -744,7 +744,8 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             }
             e => {
                 let e = run_subqueries(sess, e)?;
-                items.push((bind(&e, &scope, "field list")?, item.name.clone()));
+                let b = bind(&e, &scope, "field list")?;
+                items.push((numeric_temporals(&b, &rel.tables), item.name.clone()));
             }
         }
     }
@@ -801,7 +802,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             .any(|(k, _)| matches!(k, OrderKey::Expr(e) if contains_aggregate(e)));
     let width = scope.columns.len();
     let mut having_b = None;
-    let mut agg_list: Vec<Expr> = Vec::new();
+    let mut agg_calls: Vec<Expr> = Vec::new();
     if grouped {
         let group_by: Vec<Expr> = s
             .group_by
@@ -825,7 +826,6 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             .collect::<Result<_>>()?;
         // Pull the aggregate calls out of every post-grouping expression.
         let mut aggs: Vec<Expr> = Vec::new();
-        let aggs_out = &mut agg_list;
         let mut lift = |e: &Expr| -> Result<Expr> {
             bind::rewrite(e, &mut |x| match x {
                 Expr::Func { name, args } if is_aggregate(name) => {
@@ -858,7 +858,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             check_full_group_by(&items, &group_by, &scope, &rel.tables, width)?;
         }
         rows = group(sess, &scope, rows, &group_by, &aggs, width)?;
-        *aggs_out = aggs;
+        agg_calls = aggs;
     } else if let Some(h) = &having {
         let h = having_aliases(h, &scope, &items)?;
         having_b = Some(bind(&h, &scope, "having clause")?);
@@ -924,13 +924,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         .iter()
         .enumerate()
         .map(|(i, (e, name))| {
-            let ctx = ColumnContext {
-                tables: &rel.tables,
-                scope: &scope,
-                grouped,
-                aggs: &agg_list,
-            };
-            column_info(e, name, &ctx, &rows, i)
+            column_info(e, name, &rel.tables, &scope, grouped, &agg_calls, &rows, i)
         })
         .collect();
     Ok(Rows { columns, rows })

@@ -119,10 +119,18 @@ fn str_to_int(s: &str, unsigned: bool, env: &mut dyn Env) -> Value {
             if !junk {
                 truncated(env, "INTEGER", s);
             }
-            if unsigned {
-                Value::UInt(if neg { 0 } else { u64::MAX })
+            // An overflowing string reads as the largest BIGINT UNSIGNED (so -1 as
+            // SIGNED), or the smallest BIGINT when negative.
+            if neg {
+                if unsigned {
+                    Value::UInt(1 << 63)
+                } else {
+                    Value::Int(i64::MIN)
+                }
+            } else if unsigned {
+                Value::UInt(u64::MAX)
             } else {
-                Value::Int(if neg { i64::MIN } else { i64::MAX })
+                Value::Int(-1)
             }
         }
     }
@@ -137,7 +145,8 @@ fn round_to_int(v: &Value) -> i128 {
             r.to_string().parse::<i128>().unwrap_or(0)
         }
         other => {
-            let f = other.to_f64().unwrap_or(0.0).round();
+            // Doubles round to nearest even, as MySQL's rint (CAST(2.5e0 AS SIGNED) = 2).
+            let f = other.to_f64().unwrap_or(0.0).round_ties_even();
             f.clamp(-1.8e19, 1.8e19) as i128
         }
     }

@@ -458,10 +458,34 @@ fn is_json_expr(e: &Expr) -> bool {
         "json_object" | "json_array" | "json_extract" | "json_keys"))
 }
 
+/// Whether an argument expression is a truth value (a comparison or logical
+/// operator), which JSON takes as true/false.
+fn is_bool_expr(e: &Expr) -> bool {
+    use crate::ast::{BinaryOp::*, UnaryOp};
+    match e {
+        Expr::Binary { op, .. } => matches!(
+            op,
+            Eq | NullSafeEq | Ne | Lt | Le | Gt | Ge | And | Or | Xor
+        ),
+        Expr::Unary {
+            op: UnaryOp::Not, ..
+        } => true,
+        Expr::IsNull { .. }
+        | Expr::IsBool { .. }
+        | Expr::Between { .. }
+        | Expr::InList { .. }
+        | Expr::InSubquery { .. }
+        | Expr::Like { .. }
+        | Expr::Exists(_) => true,
+        _ => false,
+    }
+}
+
 /// An SQL value as a JSON value.
 fn to_json(v: &Value, e: Option<&Expr>) -> Json {
     match v {
         Value::Null => Json::Null,
+        Value::Int(i) if e.is_some_and(is_bool_expr) => Json::Bool(*i != 0),
         Value::Int(i) => Json::Num {
             text: i.to_string(),
             float: false,
@@ -669,7 +693,7 @@ mod tests {
                  JSON_CONTAINS('[1, 2, 3]', '2'), JSON_KEYS('{"a": 1, "b": 2}'),
                  JSON_TYPE('[1]'), JSON_VALID('{'), JSON_LENGTH('{"a": 1}'),
                  JSON_UNQUOTE('"x\\ty"'), JSON_OBJECT('o', JSON_ARRAY(1, 2)),
-                 JSON_EXTRACT('[1, 2, 3]', '$[*]')"#
+                 JSON_EXTRACT('[1, 2, 3]', '$[*]'), JSON_ARRAY(1 = 1, 2 < 1)"#
             ),
             [
                 "20",
@@ -684,7 +708,8 @@ mod tests {
                 "1",
                 "x\ty",
                 r#"{"o": [1, 2]}"#,
-                "[1, 2, 3]"
+                "[1, 2, 3]",
+                "[true, false]"
             ]
         );
     }

@@ -162,6 +162,16 @@ mod tests {
     use super::super::testenv::q;
 
     #[test]
+    fn branch_types_and_truth_warnings() {
+        use super::super::testenv::q_warn;
+        let (v, w) = q_warn(
+            "SELECT IF(0, 1.5, 2), IFNULL(2, 1.5), IF('abc', 1, 0), 'a' IS TRUE, CAST(2.5e0 AS SIGNED)",
+        );
+        assert_eq!(v, ["2.0", "2.0", "0", "0", "2"]);
+        assert_eq!(w, [1292, 1292]);
+    }
+
+    #[test]
     fn rounding() {
         assert_eq!(
             q(

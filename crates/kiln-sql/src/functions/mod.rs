@@ -49,16 +49,18 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
     match name {
         "if" => {
             want(3, 3)?;
-            let c = eval(&args[0], env)?.to_bool() == Some(true);
-            return eval(&args[if c { 1 } else { 2 }], env);
+            let c = crate::eval::truth(eval(&args[0], env)?, env) == Some(true);
+            let (pick, other) = if c { (1, 2) } else { (2, 1) };
+            let r = eval(&args[pick], env)?;
+            return Ok(unify(r, &args[other..=other]));
         }
         "ifnull" => {
             want(2, 2)?;
             let a = eval(&args[0], env)?;
             return if a.is_null() {
-                eval(&args[1], env)
+                eval(&args[1], env).map(|r| unify(r, &args[..1]))
             } else {
-                Ok(a)
+                Ok(unify(a, &args[1..]))
             };
         }
         "coalesce" => {
@@ -208,14 +210,6 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
         "char_length" | "character_length" => {
             want(1, 1)?;
             Value::Int(s(0).chars().count() as i64)
-        }
-        "upper" | "ucase" => {
-            want(1, 1)?;
-            Value::Str(s(0).to_uppercase())
-        }
-        "lower" | "lcase" => {
-            want(1, 1)?;
-            Value::Str(s(0).to_lowercase())
         }
         "reverse" => {
             want(1, 1)?;
@@ -433,6 +427,35 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
         }
         _ => return Err(unknown_function(name, env)),
     })
+}
+
+/// Gives a result picked from one of several branches (IF, IFNULL) the type the
+/// branches share where the other branches are literals: an integer next to a DECIMAL
+/// literal shows that literal's scale (IF(0, 1.5, 2) is 2.0), next to a DOUBLE literal
+/// it is a DOUBLE.
+fn unify(r: Value, others: &[Expr]) -> Value {
+    let mut scale = 0usize;
+    let mut double = false;
+    for e in others {
+        match e {
+            Expr::Literal(Value::Decimal(d)) => {
+                scale = scale.max(d.split_once('.').map_or(0, |(_, f)| f.len()))
+            }
+            Expr::Literal(Value::Double(_)) => double = true,
+            _ => {}
+        }
+    }
+    match r {
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) if double => {
+            Value::Double(r.to_f64().unwrap_or(0.0))
+        }
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) if scale > 0 => {
+            let d = crate::numeric::to_decimal(&r);
+            let digits = d.to_string().trim_start_matches('-').len() + scale;
+            Value::Decimal(d.fit(digits.min(65) as u32, scale as u32).0.to_string())
+        }
+        other => other,
+    }
 }
 
 fn env_time(env: &dyn Env) -> i64 {

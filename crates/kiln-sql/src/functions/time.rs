@@ -212,15 +212,13 @@ pub(crate) fn time_arg(v: &Value, env: &mut dyn Env) -> Option<(Time, u8)> {
 fn show(dt: &DateTime, kind: Kind, fsp: u8) -> Value {
     Value::Str(match kind {
         Kind::Date => dt.date.to_string(),
-        Kind::DateTime => {
-            let fsp = if dt.micros != 0 && fsp == 0 { 6 } else { fsp };
-            dt.format_datetime(fsp)
-        }
+        // A string-typed result shows six fraction digits once it has any.
+        Kind::DateTime => dt.format_datetime(if dt.micros != 0 || fsp > 0 { 6 } else { 0 }),
     })
 }
 
 fn show_time(t: &Time, fsp: u8) -> Value {
-    let fsp = if t.micros != 0 && fsp == 0 { 6 } else { fsp };
+    let fsp = if t.micros != 0 || fsp > 0 { 6 } else { 0 };
     Value::Str(t.format_time(fsp))
 }
 
@@ -521,6 +519,49 @@ fn timediff(v: &[Value], env: &mut dyn Env) -> Value {
     }
 }
 
+/// A DATE / DATETIME / TIME column value in numeric context: its digits as a number
+/// (2020-02-29 → 20200229, -01:30:00 → -13000), with the fraction when it has one.
+fn temporal_number(text: &str) -> Value {
+    let (neg, body) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (whole, frac) = match body.split_once('.') {
+        Some((w, f)) => (w, Some(f)),
+        None => (body, None),
+    };
+    let digits: String = whole.chars().filter(char::is_ascii_digit).collect();
+    let digits = digits.trim_start_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    let sign = if neg { "-" } else { "" };
+    match frac {
+        Some(f) => Value::Decimal(format!("{sign}{digits}.{f}")),
+        None => match format!("{sign}{digits}").parse::<i64>() {
+            Ok(n) => Value::Int(n),
+            Err(_) => Value::Null,
+        },
+    }
+}
+
+/// CONVERT_TZ(dt, from, to): NULL for an unknown zone.
+fn convert_tz(v: &[Value], env: &mut dyn Env) -> Value {
+    let zone = |v: &Value| {
+        let name = text_of(v);
+        TimeZone::parse(&name)
+            .or_else(|| temporal::Zone::load(&name).map(|z| TimeZone::Zone(std::sync::Arc::new(z))))
+    };
+    let (Some(from), Some(to)) = (zone(&v[1]), zone(&v[2])) else {
+        return Value::Null;
+    };
+    let Some(d) = dt_arg(&v[0], env) else {
+        return Value::Null;
+    };
+    match from.local_to_utc(&d.dt).and_then(|u| to.utc_to_local(u)) {
+        Some(r) => show(&r, Kind::DateTime, d.fsp),
+        None => Value::Null,
+    }
+}
+
 /// Calls of the date and time functions; None when `name` is not one of them.
 pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>> {
     let argc = v.len();
@@ -533,7 +574,10 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
         "datediff" | "date_format" | "time_format" | "str_to_date" | "makedate" | "timediff"
         | "addtime" | "subtime" | "extract" => (2, 2),
         "from_unixtime" => (1, 2),
+        "convert_tz" => (3, 3),
+        "period_add" | "period_diff" => (2, 2),
         "maketime" | "date_add_interval" | "date_sub_interval" | "timestampdiff" => (3, 3),
+        "temporal_number" => (1, 1),
         "unix_timestamp" if argc == 1 => (1, 1),
         _ => return Ok(None),
     };
@@ -568,6 +612,12 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
         "week" | "yearweek" => {
             let mode = if argc == 2 {
                 v[1].to_i64().unwrap_or(0).clamp(0, 7) as u32
+            } else if name == "week" {
+                env.sysvar(VarScope::Session, "default_week_format")
+                    .ok()
+                    .and_then(|x| x.to_i64())
+                    .unwrap_or(0)
+                    .clamp(0, 7) as u32
             } else {
                 0
             };
@@ -659,7 +709,12 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
                 sec.trunc() as i64,
                 us,
             ) {
-                Some((t, _)) => Value::Str(t.format_time(fsp)),
+                Some((t, clamped)) => {
+                    if clamped {
+                        warn_truncated(env, "time", &v[0]);
+                    }
+                    Value::Str(t.format_time(fsp))
+                }
                 None => Value::Null,
             }
         }
@@ -675,8 +730,11 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
                 Value::Int(_) | Value::UInt(_) => 0,
                 _ => 6,
             };
-            let (t, _) =
+            let (t, clamped) =
                 temporal::sec_to_time(f < 0.0, (us / 1e6).trunc() as u64, (us % 1e6) as u32);
+            if clamped {
+                warn_truncated(env, "time", &v[0]);
+            }
             Value::Str(t.format_time(fsp))
         }
         "timediff" => timediff(v, env),
@@ -695,9 +753,69 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
             }
         }
         "unix_timestamp" => unix_timestamp(&v[0], env),
+        "convert_tz" => convert_tz(v, env),
+        "period_add" | "period_diff" => {
+            let to_months = |p: i64| {
+                let (y, m) = (p / 100, p % 100);
+                let y = if p < 10000 && y < 70 {
+                    y + 2000
+                } else if p < 10000 {
+                    y + 1900
+                } else {
+                    y
+                };
+                y * 12 + m - 1
+            };
+            let (a, b) = (v[0].to_i64().unwrap_or(0), v[1].to_i64().unwrap_or(0));
+            if name == "period_diff" {
+                Value::Int(to_months(a) - to_months(b))
+            } else if a == 0 {
+                Value::Int(0)
+            } else {
+                let m = to_months(a) + b;
+                Value::Int(m.div_euclid(12) * 100 + m.rem_euclid(12) + 1)
+            }
+        }
+        "temporal_number" => temporal_number(&text_of(&v[0])),
         "from_unixtime" => from_unixtime(v, env),
         _ => return Ok(None),
     }))
+}
+
+/// Whether `s` is a canonical DATE or DATETIME text (`YYYY-MM-DD[ HH:MM:SS[.f…]]`).
+fn canonical_temporal(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if b.len() < 10
+        || !digits(0..4)
+        || b[4] != b'-'
+        || !digits(5..7)
+        || b[7] != b'-'
+        || !digits(8..10)
+    {
+        return false;
+    }
+    b.len() == 10
+        || (b.len() >= 19
+            && b[10] == b' '
+            && digits(11..13)
+            && b[13] == b':'
+            && digits(14..16)
+            && b[16] == b':'
+            && digits(17..19)
+            && (b.len() == 19 || (b[19] == b'.' && digits(20..b.len()))))
+}
+
+/// A DATE compared with a DATETIME (both canonical texts of different shapes)
+/// compares as datetimes, as MySQL compares a temporal column with a date string
+/// ('2021-01-03 00:00:00' = '2021-01-03'). None when the rule does not apply.
+pub fn canonical_cmp(x: &str, y: &str) -> Option<std::cmp::Ordering> {
+    if x.len() == y.len() || !canonical_temporal(x) || !canonical_temporal(y) {
+        return None;
+    }
+    let a = temporal::parse_datetime(x, Flags::LENIENT).ok()?.value;
+    let b = temporal::parse_datetime(y, Flags::LENIENT).ok()?.value;
+    Some(a.cmp(&b))
 }
 
 /// CAST(x AS DATE / DATETIME(fsp) / TIME(fsp)).
@@ -775,6 +893,38 @@ mod tests {
         );
         let (v, w) = q_warn("SELECT DATE_ADD('2020-13-01', INTERVAL 1 DAY)");
         assert_eq!((v, w), (vec!["NULL".to_string()], vec![1292]));
+    }
+
+    #[test]
+    fn temporal_columns_as_numbers() {
+        use super::temporal_number;
+        use crate::value::Value;
+        assert_eq!(temporal_number("2020-02-29"), Value::Int(20200229));
+        assert_eq!(
+            temporal_number("2020-02-29 13:45:10"),
+            Value::Int(20200229134510)
+        );
+        assert_eq!(temporal_number("-01:30:00"), Value::Int(-13000));
+        assert_eq!(temporal_number("00:00:00"), Value::Int(0));
+        assert_eq!(
+            temporal_number("2020-02-29 13:45:10.123456"),
+            Value::Decimal("20200229134510.123456".into())
+        );
+    }
+
+    #[test]
+    fn date_against_datetime() {
+        use std::cmp::Ordering::*;
+        assert_eq!(
+            super::canonical_cmp("2021-01-03 00:00:00", "2021-01-03"),
+            Some(Equal)
+        );
+        assert_eq!(
+            super::canonical_cmp("2021-01-03 10:00:00", "2021-01-03"),
+            Some(Greater)
+        );
+        assert_eq!(super::canonical_cmp("2021-01-03", "2021-01-03"), None);
+        assert_eq!(super::canonical_cmp("abc", "2021-01-03"), None);
     }
 
     #[test]

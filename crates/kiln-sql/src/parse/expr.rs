@@ -176,9 +176,11 @@ impl<'a> Parser<'a> {
         match t.tok {
             Tok::Op("-") => {
                 self.bump();
+                let number_next = matches!(self.peek().tok, Tok::Int(_));
                 let e = self.binary(12)?;
-                // Fold negative numeric literals so -9223372036854775808 is a BIGINT.
-                if let Expr::Literal(v) = &e {
+                // Fold negative numeric literals so -9223372036854775808 is a BIGINT
+                // (only a number written right after the sign: - -98 stays a negation).
+                if number_next && let Expr::Literal(v) = &e {
                     match v {
                         Value::Int(i) => return Ok(Expr::Literal(Value::Int(-i))),
                         Value::UInt(u) if *u == 1u64 << 63 => {
