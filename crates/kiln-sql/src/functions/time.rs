@@ -16,6 +16,7 @@ use kiln_types::temporal::{
     self, Date, DateTime, Flags, Interval, IntervalUnit, Parsed, StrToDateKind, Time, TimeZone,
     UnixTime,
 };
+use kiln_types::temporal::{DAY_NAMES, MONTH_NAMES};
 
 use crate::ast::VarScope;
 use crate::eval::{Env, Level};
@@ -35,30 +36,6 @@ pub(crate) struct Dt {
     pub kind: Kind,
     pub fsp: u8,
 }
-
-const DAY_NAMES: [&str; 7] = [
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
-const MONTH_NAMES: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
 
 /// Digits after the '.' in a value's text (its fractional precision), up to 6.
 fn frac_digits(s: &str) -> u8 {

@@ -178,22 +178,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        let filter = if self.eat_kw("WHERE") {
-            Some(self.expr()?)
-        } else {
-            None
-        };
-        let order_by = if self.eat_kw("ORDER") {
-            self.expect_kw("BY")?;
-            self.order_list()?
-        } else {
-            Vec::new()
-        };
-        let limit = if self.eat_kw("LIMIT") {
-            Some(self.limit_clause()?.0)
-        } else {
-            None
-        };
+        let (filter, order_by, limit) = self.where_order_limit()?;
         Ok(Stmt::Update(Update {
             tables,
             sets,
@@ -244,6 +229,21 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
+        let (filter, order_by, limit) = self.where_order_limit()?;
+        Ok(Stmt::Delete(Delete {
+            targets: vec![first.clone()],
+            from: vec![FromItem::Table { name: first, alias }],
+            filter,
+            order_by,
+            limit,
+            ignore,
+            multi: false,
+        }))
+    }
+
+    /// `[WHERE expr] [ORDER BY ...] [LIMIT n]` of a single-table UPDATE or DELETE.
+    #[allow(clippy::type_complexity)]
+    fn where_order_limit(&mut self) -> Result<(Option<Expr>, Vec<OrderItem>, Option<Expr>)> {
         let filter = if self.eat_kw("WHERE") {
             Some(self.expr()?)
         } else {
@@ -260,15 +260,7 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        Ok(Stmt::Delete(Delete {
-            targets: vec![first.clone()],
-            from: vec![FromItem::Table { name: first, alias }],
-            filter,
-            order_by,
-            limit,
-            ignore,
-            multi: false,
-        }))
+        Ok((filter, order_by, limit))
     }
 
     /// The rest of a multi-table DELETE after FROM/USING: table references, WHERE.

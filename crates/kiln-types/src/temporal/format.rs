@@ -12,7 +12,8 @@ use super::{
 };
 use std::fmt::Write;
 
-const MONTH_NAMES: [&str; 12] = [
+/// English month names (DATE_FORMAT %M, MONTHNAME()).
+pub const MONTH_NAMES: [&str; 12] = [
     "January",
     "February",
     "March",
@@ -30,7 +31,8 @@ const MONTH_ABBREVS: [&str; 12] = [
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 ];
 /// Indexed by weekday, 0 = Monday.
-const DAY_NAMES: [&str; 7] = [
+/// English weekday names, Monday first (DATE_FORMAT %W, DAYNAME()).
+pub const DAY_NAMES: [&str; 7] = [
     "Monday",
     "Tuesday",
     "Wednesday",

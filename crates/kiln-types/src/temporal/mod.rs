@@ -91,7 +91,9 @@ pub use calendar::{
     day_of_week, day_of_year, from_days, last_day, make_date, make_time, sec_to_time, time_to_sec,
     to_days, week, weekday, year_week,
 };
-pub use format::{StrToDateKind, date_format, str_to_date, str_to_date_kind, time_format};
+pub use format::{
+    DAY_NAMES, MONTH_NAMES, StrToDateKind, date_format, str_to_date, str_to_date_kind, time_format,
+};
 pub use interval::{
     Interval, IntervalUnit, add_interval, datediff, timediff, timediff_times, timestampdiff,
 };
