@@ -96,11 +96,15 @@ fn default_functions(sess: &mut Session, h: &TableHandle, e: &Expr) -> Result<Ex
 }
 
 /// Converts a full row of values to the columns' types and checks NOT NULL.
+/// `null_is_error`: NULL into a NOT NULL column is error 1048 (strict mode, and a
+/// single-row INSERT in any mode); otherwise it is warning 1048 and the column's
+/// implicit default, as MySQL does for multi-row INSERTs and UPDATEs.
 fn convert_row(
     sess: &mut Session,
     h: &TableHandle,
     row: &mut [Value],
     strict: bool,
+    null_is_error: bool,
     row_no: u64,
 ) -> Result<()> {
     let mut warnings = Vec::new();
@@ -108,11 +112,10 @@ fn convert_row(
         if row[i].is_null() {
             if !c.nullable {
                 let e = KilnError::new(ErrorKind::ER_BAD_NULL_ERROR, &[&c.name]);
-                if strict {
+                if strict || null_is_error {
                     return Err(e);
                 }
-                let w = KilnError::new(ErrorKind::ER_WARN_NULL_TO_NOTNULL, &[&c.name, &row_no]);
-                sess.warn(Level::Warning, w.code, w.message);
+                sess.warn(Level::Warning, e.code, e.message);
                 row[i] = implicit_default(h, i);
             }
             continue;
@@ -325,6 +328,7 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
         }
     };
     let multi = rows.len() > 1 || matches!(ins.source, InsertSource::Select(_));
+    let single_row = !multi;
     let strict = sess.strict_mode() && !ins.ignore;
     if !matches!(ins.source, InsertSource::Select(_)) {
         sess.check_division_by_zero(diag_before, strict)?;
@@ -388,7 +392,7 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                         first_auto.get_or_insert(id);
                     }
                 }
-                convert_row(sess, &h, &mut row, strict, row_no)?;
+                convert_row(sess, &h, &mut row, strict, single_row, row_no)?;
                 if let Some(ac) = auto_col {
                     let explicit = match &row[ac] {
                         Value::UInt(u) => *u,
@@ -459,7 +463,7 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                                 };
                                 newrow[*c] = eval(e, &mut re)?;
                             }
-                            convert_row(sess, &h, &mut newrow, strict, row_no)?;
+                            convert_row(sess, &h, &mut newrow, strict, false, row_no)?;
                             let changed = newrow.iter().zip(&old).any(|(a, b)| !same_value(a, b));
                             if changed {
                                 apply_update(trx, &h, &opk, &newrow)?;
@@ -757,7 +761,7 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
                 assigned[*c] = true;
             }
             sess.check_division_by_zero(0, strict)?;
-            convert_row(sess, &h, &mut new, strict, n as u64 + 1)?;
+            convert_row(sess, &h, &mut new, strict, false, n as u64 + 1)?;
             if new.iter().zip(&old).all(|(a, b)| same_value(a, b)) {
                 continue;
             }
