@@ -31,20 +31,14 @@ skipped when the server binaries (Debian package mariadb-server) are not install
 this file installs nothing.
 """
 
-import os
 import re
-import shutil
-import signal
-import subprocess
-import tempfile
-import time
 from dataclasses import dataclass
 
 import pymysql
 import pytest
 from pathlib import Path
 
-from conftest import run_command
+from mariadb_server import start_private_mariadb
 
 # -- the MariaDB server ------------------------------------------------------------------
 
@@ -55,129 +49,11 @@ MYSQL80_SQL_MODE = (
 DB = "difft"
 
 
-def _find(prog):
-    p = shutil.which(prog)
-    if p:
-        return p
-    for d in ("/usr/sbin", "/usr/local/sbin", "/usr/bin", "/usr/local/bin"):
-        cand = os.path.join(d, prog)
-        if os.access(cand, os.X_OK):
-            return cand
-    return None
-
-
-class MariaDB:
-    """One mariadbd on a temporary datadir and a private Unix socket."""
-
-    def __init__(self, base, mariadbd, install_db):
-        self.base = base
-        self.datadir = os.path.join(base, "data")
-        self.socket = os.path.join(base, "m.sock")
-        self.log_path = os.path.join(base, "mariadb.err")
-        self.mariadbd = mariadbd
-        self.install_db = install_db
-        self.user = "root" if os.geteuid() == 0 else None
-        self.proc = None
-
-    def _user(self):
-        return [f"--user={self.user}"] if self.user else []
-
-    def diagnostics(self):
-        try:
-            with open(self.log_path, errors="replace") as f:
-                return f.read()[-4000:]
-        except OSError:
-            return ""
-
-    def start(self, timeout=60):
-        rc, out, err = run_command(
-            [
-                self.install_db,
-                "--no-defaults",
-                f"--datadir={self.datadir}",
-                *self._user(),
-                "--auth-root-authentication-method=normal",
-            ],
-            timeout=120,
-        )
-        if rc != 0:
-            raise RuntimeError(f"mariadb-install-db failed ({rc}):\n{out[-2000:]}\n{err[-2000:]}")
-        self._out = open(os.path.join(self.base, "mariadbd.out"), "ab")
-        self.proc = subprocess.Popen(
-            [
-                self.mariadbd,
-                "--no-defaults",
-                f"--datadir={self.datadir}",
-                f"--socket={self.socket}",
-                "--skip-networking",
-                *self._user(),
-                "--skip-log-bin",
-                f"--log-error={self.log_path}",
-                f"--pid-file={os.path.join(self.base, 'mariadbd.pid')}",
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=self._out,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + timeout
-        last = None
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(
-                    f"mariadbd exited with {self.proc.returncode} during start-up\n"
-                    f"{self.diagnostics()}"
-                )
-            try:
-                self.connect(connect_timeout=2).close()
-                return self
-            except Exception as e:  # not up yet
-                last = e
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"mariadbd did not come up in {timeout}s ({last!r})\n{self.diagnostics()}")
-
-    def connect(self, **kw):
-        args = dict(
-            unix_socket=self.socket,
-            user="root",
-            password="",
-            autocommit=True,
-            connect_timeout=10,
-            read_timeout=60,
-            write_timeout=60,
-        )
-        args.update(kw)
-        return pymysql.connect(**args)
-
-    def stop(self, timeout=60):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        out = getattr(self, "_out", None)
-        if out is not None and not out.closed:
-            out.close()
-
-
 @pytest.fixture(scope="module")
 def mariadb():
-    mariadbd, install_db = _find("mariadbd"), _find("mariadb-install-db")
-    if not mariadbd or not install_db:
-        pytest.skip("MariaDB server (mariadbd, mariadb-install-db) is not installed")
-    # A short private directory: a Unix socket path must stay under 108 bytes.
-    base = tempfile.mkdtemp(prefix="kiln-diff-")
-    m = MariaDB(base, mariadbd, install_db)
-    try:
-        m.start()
-    except Exception as e:
-        m.stop()
-        pytest.fail(f"could not start MariaDB: {e}", pytrace=False)
+    m = start_private_mariadb(prefix="kiln-diff-")
     yield m
-    m.stop()
-    shutil.rmtree(base, ignore_errors=True)
+    m.cleanup()
 
 
 # -- running statements ------------------------------------------------------------------

@@ -11,6 +11,7 @@ pub mod config;
 pub mod conn;
 pub mod datadir;
 pub mod errlog;
+pub mod hs;
 pub mod listener;
 pub mod server;
 pub mod signals;

@@ -218,6 +218,22 @@ fn run(args: &[String]) -> Result<(), String> {
             .spawn(move || listener::run_unix(server, unix))
             .map_err(|e| e.to_string())?,
     );
+    if let Some(c) = kiln_server::hs::config(&server.globals) {
+        let hs = kiln_server::hs::start(server, &c)?;
+        errlog::system(&format!(
+            "HandlerSocket listening on {}: read port {} ({} threads), write port {} ({} threads)",
+            if c.address.is_empty() {
+                "*"
+            } else {
+                &c.address
+            },
+            hs.ports.0,
+            if hs.ports.0 == 0 { 0 } else { c.threads },
+            hs.ports.1,
+            if hs.ports.1 == 0 { 0 } else { c.threads_wr },
+        ));
+        *server.hs.lock() = Some(hs);
+    }
     std::thread::Builder::new()
         .name("kiln-signals".into())
         .spawn(move || {
@@ -234,6 +250,9 @@ fn run(args: &[String]) -> Result<(), String> {
     server.wait_for_shutdown();
     for t in threads {
         let _ = t.join();
+    }
+    if let Some(mut hs) = server.hs.lock().take() {
+        hs.stop();
     }
     let left = server.drain(std::time::Duration::from_secs(10));
     if left > 0 {

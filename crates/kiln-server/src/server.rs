@@ -78,6 +78,8 @@ pub struct Server {
     /// The data dictionary (tables); None only when storage is not opened.
     pub dict: Option<std::sync::Arc<kiln_sql::dict::Dictionary>>,
     pub stats: ServerStats,
+    /// The HandlerSocket listener, when configured.
+    pub hs: Mutex<Option<kiln_hs::server::HsServer>>,
     conns: Mutex<HashMap<u64, Arc<ConnShared>>>,
     next_id: AtomicU64,
     started: Instant,
@@ -104,6 +106,7 @@ impl Server {
             trx,
             dict,
             stats: ServerStats::default(),
+            hs: Mutex::new(None),
             conns: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             started: Instant::now(),
@@ -289,6 +292,11 @@ impl ServerHooks for Server {
             ("Opened_tables".to_string(), "0".to_string()),
             ("Open_tables".to_string(), "0".to_string()),
         ];
+        if let Some(hs) = self.hs.lock().as_ref() {
+            for (name, n) in hs.stats.values() {
+                v.push((name.to_string(), n.to_string()));
+            }
+        }
         if global {
             v.push((
                 "Bytes_received".into(),
@@ -338,6 +346,18 @@ impl ServerHooks for Server {
                 }
             })
             .collect();
+        if let Some(hs) = self.hs.lock().as_ref() {
+            out.extend(hs.workers().into_iter().map(|w| ProcessInfo {
+                id: w.id,
+                user: "system user".into(),
+                host: String::new(),
+                db: None,
+                command: "Daemon".into(),
+                time_secs: 0,
+                state: w.state,
+                info: None,
+            }));
+        }
         out.sort_by_key(|p| p.id);
         out
     }

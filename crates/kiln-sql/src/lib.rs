@@ -16,6 +16,7 @@ pub mod lexer;
 pub mod numeric;
 pub mod parse;
 pub mod result;
+pub mod rowapi;
 pub mod rowfmt;
 pub mod session;
 mod session_trx;

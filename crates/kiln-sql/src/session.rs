@@ -308,6 +308,14 @@ impl Session {
         Ok(())
     }
 
+    /// The start of a row-API batch: NOW() is fixed, the last batch's warnings go.
+    pub(crate) fn begin_row_batch(&mut self) {
+        self.diagnostics.clear();
+        self.diagnostics_total = 0;
+        self.statement_time_micros = kiln_common::time::unix_micros_now();
+        let _ = self.cached_vars();
+    }
+
     fn begin_statement(&mut self, keeps_diagnostics: bool) {
         if !keeps_diagnostics {
             self.diagnostics.clear();

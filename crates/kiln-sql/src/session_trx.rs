@@ -150,6 +150,20 @@ impl Session {
             .begin(opts))
     }
 
+    /// The session's handle on the transaction system (made on first use).
+    pub(crate) fn storage_session(&mut self) -> Result<&mut kiln_storage::trx::Session> {
+        if self.trx_session.is_none() {
+            let dict = self.dict()?;
+            self.trx_session = Some(dict.te.session().map_err(trx_error)?);
+        }
+        Ok(self.trx_session.as_mut().expect("created above"))
+    }
+
+    /// A warning raised through the row API.
+    pub(crate) fn warn_row_api(&mut self, code: u16, message: String) {
+        crate::eval::Env::warn(self, Level::Warning, code, message);
+    }
+
     /// Runs `f` with the session's transaction (begun if there is none).
     pub(crate) fn with_trx<T>(
         &mut self,

@@ -19,7 +19,6 @@ use super::bind::is_constant;
 use crate::ast::{BinaryOp, Expr};
 use crate::dict::{IndexKindDef, TableHandle, storage_error};
 use crate::eval::{Env, compare, eval};
-use crate::rowfmt;
 use crate::types::{StoreMode, store};
 use crate::value::Value;
 
@@ -249,16 +248,7 @@ pub fn prefix_successor(k: &[u8]) -> Option<Vec<u8>> {
 }
 
 fn encode_part(t: &TableHandle, index: usize, part: usize, v: &Value, kw: &mut KeyWriter) {
-    let ix = &t.def.indexes[index];
-    let p = &ix.parts[part];
-    rowfmt::key_part(
-        kw,
-        &t.def.columns[p.column],
-        t.shape.colls[p.column],
-        v,
-        p.prefix_chars,
-        p.desc,
-    );
+    crate::rowapi::encode_key_part(t, index, part, v, kw);
 }
 
 /// Chooses the access path for `conj` (conjuncts bound to this table's slots, slot =

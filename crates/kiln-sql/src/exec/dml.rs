@@ -48,7 +48,12 @@ fn implicit_default(h: &TableHandle, col: usize) -> Value {
 }
 
 /// The DEFAULT of a column: its default value, NULL, or (none) error 1364 / warning.
-fn default_of(sess: &mut Session, h: &TableHandle, col: usize, strict: bool) -> Result<Value> {
+pub(crate) fn default_of(
+    sess: &mut Session,
+    h: &TableHandle,
+    col: usize,
+    strict: bool,
+) -> Result<Value> {
     let c = &h.def.columns[col];
     match &c.default {
         Some(ColumnDefault::Value(v)) => Ok(v.clone()),
@@ -99,7 +104,7 @@ fn default_functions(sess: &mut Session, h: &TableHandle, e: &Expr) -> Result<Ex
 /// `null_is_error`: NULL into a NOT NULL column is error 1048 (strict mode, and a
 /// single-row INSERT in any mode); otherwise it is warning 1048 and the column's
 /// implicit default, as MySQL does for multi-row INSERTs and UPDATEs.
-fn convert_row(
+pub(crate) fn convert_row(
     sess: &mut Session,
     h: &TableHandle,
     row: &mut [Value],
@@ -137,13 +142,27 @@ fn convert_row(
     Ok(())
 }
 
-fn encode(h: &TableHandle, row: &[Value]) -> Vec<u8> {
+/// The stored value of AUTO_INCREMENT column `ac` of a converted row; the counter is
+/// raised past it. Returns (value, next value to persist, or 0 when unchanged).
+pub(crate) fn settle_auto_value(h: &TableHandle, row: &[Value], ac: usize) -> (u64, u64) {
+    let v = match &row[ac] {
+        Value::UInt(u) => *u,
+        other => other.to_i64().unwrap_or(0).max(0) as u64,
+    };
+    if v >= h.auto_inc_peek() {
+        h.auto_inc_at_least(v.saturating_add(1));
+        return (v, v.saturating_add(1));
+    }
+    (v, 0)
+}
+
+pub(crate) fn encode(h: &TableHandle, row: &[Value]) -> Vec<u8> {
     let mut b = Vec::with_capacity(64);
     rowfmt::encode_row(&h.shape.stored, row, &mut b);
     b
 }
 
-fn primary_key(h: &TableHandle, row: &[Value]) -> Vec<u8> {
+pub(crate) fn primary_key(h: &TableHandle, row: &[Value]) -> Vec<u8> {
     match h.def.indexes[0].kind {
         IndexKindDef::RowId => h.next_row_id().expect("row-id table").to_vec(),
         _ => rowfmt::index_key(&h.def.columns, &h.shape.colls, &h.def.indexes[0], row),
@@ -154,7 +173,7 @@ fn primary_key(h: &TableHandle, row: &[Value]) -> Vec<u8> {
 type Conflict = (usize, Vec<u8>, Vec<Value>);
 
 /// The unique index a row conflicts with, and the conflicting row (locked X).
-fn find_conflict(
+pub(crate) fn find_conflict(
     trx: &mut Trx,
     h: &TableHandle,
     row: &[Value],
@@ -221,7 +240,7 @@ pub(crate) fn duplicate_error_for(
 }
 
 /// MySQL's 1062 for a row that duplicates index `index`.
-fn duplicate_error(h: &TableHandle, index: usize, row: &[Value]) -> KilnError {
+pub(crate) fn duplicate_error(h: &TableHandle, index: usize, row: &[Value]) -> KilnError {
     let ix = &h.def.indexes[index];
     let val: Vec<String> = ix
         .parts
@@ -394,14 +413,8 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                 }
                 convert_row(sess, &h, &mut row, strict, single_row, row_no)?;
                 if let Some(ac) = auto_col {
-                    let explicit = match &row[ac] {
-                        Value::UInt(u) => *u,
-                        other => other.to_i64().unwrap_or(0).max(0) as u64,
-                    };
-                    if explicit >= h.auto_inc_peek() {
-                        h.auto_inc_at_least(explicit.saturating_add(1));
-                        persist_next = persist_next.max(explicit.saturating_add(1));
-                    }
+                    let (explicit, persist) = settle_auto_value(&h, &row, ac);
+                    persist_next = persist_next.max(persist);
                     if first_auto.is_none() {
                         explicit_id = Some(explicit);
                     }
@@ -555,7 +568,12 @@ fn same_value(a: &Value, b: &Value) -> bool {
 }
 
 /// Writes `newrow` over the row `pk` (moving it if its primary key changes).
-fn apply_update(trx: &mut Trx, h: &TableHandle, pk: &[u8], newrow: &[Value]) -> Result<()> {
+pub(crate) fn apply_update(
+    trx: &mut Trx,
+    h: &TableHandle,
+    pk: &[u8],
+    newrow: &[Value],
+) -> Result<()> {
     let bytes = encode(h, newrow);
     let newpk = match h.def.indexes[0].kind {
         IndexKindDef::RowId => pk.to_vec(),

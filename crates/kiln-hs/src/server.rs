@@ -1,0 +1,189 @@
+//! Starting and stopping the HandlerSocket listeners: a read-only port
+//! (`handlersocket_port`, `handlersocket_threads` workers) and a read-write port
+//! (`handlersocket_port_wr`, `handlersocket_threads_wr` workers). A port of 0 is off.
+//! Every worker of a port waits on the port's listening socket and accepts one
+//! connection per wake-up, so connections spread over the workers; a connection stays
+//! on the worker that accepted it.
+
+use std::net::TcpListener;
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use kiln_sql::session::Session;
+
+use crate::exec::{ExecConfig, Executor};
+use crate::stats::HsStats;
+use crate::worker::{Worker, WorkerSettings, WorkerShared};
+
+/// Worker threads per port, at most.
+pub const THREADS_MAX: usize = 1024;
+/// The request line limit, at most (`handlersocket_max_line`).
+pub const LINE_BYTES_MAX: usize = 1 << 30;
+
+#[derive(Debug, Clone)]
+pub struct HsConfig {
+    pub address: String,
+    /// Read-only port (0: off).
+    pub port: u16,
+    /// Read-write port (0: off).
+    pub port_wr: u16,
+    pub threads: usize,
+    pub threads_wr: usize,
+    pub secret: Option<Vec<u8>>,
+    pub secret_wr: Option<Vec<u8>>,
+    /// Idle connections close after this many seconds (0: never).
+    pub timeout_secs: u64,
+    pub backlog: i32,
+    pub max_line_bytes: usize,
+    pub max_index_id: u64,
+}
+
+/// Makes the kiln-sql session a worker runs its requests in.
+pub type SessionFactory = Arc<dyn Fn() -> Session + Send + Sync>;
+
+pub struct HsServer {
+    pub stats: Arc<HsStats>,
+    workers: Vec<Arc<WorkerShared>>,
+    threads: Vec<JoinHandle<()>>,
+    shutdown: Arc<AtomicBool>,
+    /// The bound ports (read, write); 0 when off.
+    pub ports: (u16, u16),
+}
+
+/// A worker as SHOW PROCESSLIST shows it.
+pub struct WorkerInfo {
+    pub id: u64,
+    pub state: String,
+}
+
+impl HsServer {
+    /// Binds the configured ports and starts the workers.
+    pub fn start(config: &HsConfig, sessions: SessionFactory) -> Result<HsServer, String> {
+        let stats = Arc::new(HsStats::default());
+        let shutdown = Arc::new(AtomicBool::new(false));
+        let mut server = HsServer {
+            stats: stats.clone(),
+            workers: Vec::new(),
+            threads: Vec::new(),
+            shutdown: shutdown.clone(),
+            ports: (0, 0),
+        };
+        for write in [false, true] {
+            let (port, threads, secret) = if write {
+                (config.port_wr, config.threads_wr, config.secret_wr.clone())
+            } else {
+                (config.port, config.threads, config.secret.clone())
+            };
+            if port == 0 {
+                continue;
+            }
+            let listener = bind(&config.address, port, config.backlog).map_err(|e| {
+                format!(
+                    "handlersocket: cannot listen on {}:{port}: {e}",
+                    config.address
+                )
+            })?;
+            let bound = listener.local_addr().map(|a| a.port()).unwrap_or(port);
+            if write {
+                server.ports.1 = bound;
+            } else {
+                server.ports.0 = bound;
+            }
+            let listener = Arc::new(listener);
+            for n in 0..threads.clamp(1, THREADS_MAX) {
+                let sess = sessions();
+                let id = kiln_sql::eval::Env::connection_id(&sess);
+                let shared = Arc::new(WorkerShared {
+                    id,
+                    write,
+                    conns: AtomicUsize::new(0),
+                    active: AtomicUsize::new(0),
+                });
+                let exec = Executor::new(
+                    sess,
+                    ExecConfig {
+                        write,
+                        secret: secret.clone(),
+                        max_index_id: config.max_index_id,
+                    },
+                    stats.clone(),
+                );
+                let settings = WorkerSettings {
+                    max_line_bytes: config.max_line_bytes.clamp(64, LINE_BYTES_MAX),
+                    timeout: (config.timeout_secs > 0)
+                        .then(|| Duration::from_secs(config.timeout_secs)),
+                    auth_required: secret.is_some(),
+                };
+                let worker = Worker::new(
+                    listener.clone(),
+                    exec,
+                    settings,
+                    stats.clone(),
+                    shared.clone(),
+                    shutdown.clone(),
+                )
+                .map_err(|e| format!("handlersocket: cannot create a worker: {e}"))?;
+                let name = format!("kiln-hs-{}{n}", if write { "wr" } else { "rd" });
+                let t = std::thread::Builder::new()
+                    .name(name)
+                    .spawn(move || worker.run())
+                    .map_err(|e| format!("handlersocket: cannot start a worker thread: {e}"))?;
+                server.workers.push(shared);
+                server.threads.push(t);
+            }
+        }
+        Ok(server)
+    }
+
+    /// The workers for SHOW PROCESSLIST ("handlersocket: mode=rd, 3 conns, 1 active").
+    pub fn workers(&self) -> Vec<WorkerInfo> {
+        self.workers
+            .iter()
+            .map(|w| WorkerInfo {
+                id: w.id,
+                state: format!(
+                    "handlersocket: mode={}, {} conns, {} active",
+                    if w.write { "wr" } else { "rd" },
+                    w.conns.load(Ordering::Relaxed),
+                    w.active.load(Ordering::Relaxed)
+                ),
+            })
+            .collect()
+    }
+
+    /// Stops the workers (their connections close) and waits for them.
+    pub fn stop(&mut self) {
+        self.shutdown.store(true, Ordering::Release);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for HsServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Binds a non-blocking listening socket with the given backlog.
+fn bind(address: &str, port: u16, backlog: i32) -> std::io::Result<TcpListener> {
+    let host = if address.is_empty() || address == "*" {
+        "0.0.0.0"
+    } else {
+        address
+    };
+    let l = if host.contains(':') {
+        TcpListener::bind((host, port))?
+    } else {
+        TcpListener::bind(format!("{host}:{port}"))?
+    };
+    l.set_nonblocking(true)?;
+    // Calling listen again on a listening socket sets its backlog (Linux).
+    // SAFETY: the descriptor is a bound socket owned by `l`; no pointers are passed.
+    unsafe { libc::listen(l.as_raw_fd(), backlog.clamp(1, 65535)) };
+    Ok(l)
+}
