@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from conftest import KilnFactory, _teardown, free_port  # noqa: E402
 from hs_scripts import FIXTURES, RD_SECRET, SCRIPTS, WR_SECRET, render  # noqa: E402
-from hsclient import HSClient, HSClosed, build_line, escape, rows_of, show, unshow  # noqa: E402
+from hsclient import HSClient, HSClosed, build_line, decode_line, escape, rows_of, show, unshow  # noqa: E402
 from mariadb_server import MariaDB, find_mariadb  # noqa: E402
 
 PLUGIN_DIRS = ("/usr/lib/mysql/plugin", "/usr/lib/x86_64-linux-gnu/mariadb19/plugin", "/usr/local/mysql/lib/plugin")
@@ -895,6 +895,140 @@ def test_kiln_acknowledged_writes_survive_sigkill(kiln_factory):
     with srv2.hs("rd") as r:
         assert r.open_index(1, "crash", "t", "PRIMARY", "k,v") == [b"0", b"1"]
         assert r.find(1, "=", [3]) == [b"0", b"2", b"3", b"v3"]
+
+
+# -- kiln: DDL, locks, processlist, sql_mode ------------------------------------------------
+
+
+def test_kiln_ddl_not_blocked_by_open_connections(kiln_hs):
+    """An idle connection with an open index holds names, not the table: ALTER, DROP
+    and CREATE proceed at once, and the binding re-resolves at the next request."""
+    srv = kiln_hs
+    db = srv.new_db("ddl")
+    with srv.hs("rd") as r, srv.hs("wr") as w:
+        assert r.open_index(1, db, "sbtest1", "PRIMARY", "id,k") == [b"0", b"1"]
+        assert w.open_index(1, db, "sbtest1", "PRIMARY", "k") == [b"0", b"1"]
+        assert r.find(1, "=", [1]) == [b"0", b"2", b"1", b"10"]
+        # ALTER moves column positions; the opened names still find their columns.
+        srv.sql(f"ALTER TABLE `{db}`.sbtest1 ADD COLUMN extra INT NOT NULL DEFAULT 7 FIRST")
+        assert r.find(1, "=", [1]) == [b"0", b"2", b"1", b"10"]
+        assert w.find(1, "=", [1], mod=("+", [5])) == [b"0", b"1", b"1"]
+        assert srv.sql(f"SELECT extra, k FROM `{db}`.sbtest1 WHERE id = 1") == ((7, 15),)
+        # DROP while open: answered as an unknown table; CREATE again: found again.
+        srv.sql(f"DROP TABLE `{db}`.sbtest1")
+        assert r.find(1, "=", [1]) == [b"1", b"1", b"open_table"]
+        srv.sql(f"CREATE TABLE `{db}`.sbtest1 (id INT PRIMARY KEY, k INT NOT NULL)")
+        srv.sql(f"INSERT INTO `{db}`.sbtest1 VALUES (1, 99)")
+        assert r.find(1, "=", [1]) == [b"0", b"2", b"1", b"99"]
+        # A dropped column: the binding no longer resolves.
+        srv.sql(f"ALTER TABLE `{db}`.sbtest1 DROP COLUMN k, ADD COLUMN z INT")
+        assert r.find(1, "=", [1]) == [b"2", b"1", b"fld"]
+
+
+def test_kiln_processlist_shows_workers(kiln_hs):
+    srv = kiln_hs
+    with srv.hs("rd"), srv.hs("wr"):
+        time.sleep(0.3)
+        rows = srv.sql("SHOW PROCESSLIST")
+    states = [r[6] for r in rows if r[1] == "system user" and r[4] == "Daemon"]
+    assert any(s.startswith("handlersocket: mode=rd") for s in states), rows
+    assert any(s.startswith("handlersocket: mode=wr") for s in states), rows
+    assert sum(int(s.split(", ")[1].split()[0]) for s in states) >= 2, states
+
+
+def test_kiln_write_waits_for_sql_row_lock(kiln_hs):
+    """HandlerSocket writes take row locks like SQL: a write to a row a SQL
+    transaction holds waits for its commit and then applies on top of it; a write to
+    another row does not wait (no global write lock)."""
+    srv = kiln_hs
+    db = srv.new_db("locks")
+    c = srv.connect(database=db, autocommit=False)
+    try:
+        with c.cursor() as cur:
+            cur.execute("UPDATE sbtest1 SET k = k + 100 WHERE id = 1")
+        with srv.hs("wr") as w, srv.hs("wr") as w2:
+            assert w.open_index(1, db, "sbtest1", "PRIMARY", "k") == [b"0", b"1"]
+            assert w2.open_index(1, db, "sbtest1", "PRIMARY", "k") == [b"0", b"1"]
+            w.raw(build_line(*HSClient.find_tokens(1, "=", [1], mod=("+", [1]))))
+            time.sleep(0.5)
+            # the waiting write is blocked on row 1 only: SQL reads go on
+            assert srv.sql(f"SELECT k FROM `{db}`.sbtest1 WHERE id = 1") == ((10,),)
+            c.commit()
+            assert decode_line(w.readline()) == [b"0", b"1", b"1"]
+            assert w2.find(1, "=", [2], mod=("+", [1])) == [b"0", b"1", b"1"]
+        assert srv.sql(f"SELECT k FROM `{db}`.sbtest1 WHERE id IN (1, 2) ORDER BY id") == ((111,), (21,))
+    finally:
+        c.close()
+
+
+def test_kiln_deadlock_with_sql_reruns_batch(kiln_hs):
+    """A pipelined batch that deadlocks with a SQL transaction: whichever the engine
+    picks as the victim, every HandlerSocket answer is the answer of a request that
+    took effect (the batch runs again if it was the victim), and the data shows it.
+
+    c1 holds row 1, c2 holds row 3. The batch +1 row 2 (granted), +1 row 3 (waits
+    for c2), +1 row 1. c1 then updates row 2 (waits for the batch). c2 commits: the
+    batch goes on to row 1, held by c1, which waits for the batch: a cycle."""
+    import threading
+
+    srv = kiln_hs
+    db = srv.new_db("deadlock")
+    c1 = srv.connect(database=db, autocommit=False)
+    c2 = srv.connect(database=db, autocommit=False)
+    c1_result = {}
+
+    def c1_update_row2():
+        try:
+            with c1.cursor() as cur:
+                cur.execute("UPDATE sbtest1 SET k = k + 100 WHERE id = 2")
+            c1_result["ok"] = True
+        except pymysql.MySQLError as e:
+            c1_result["error"] = e.args[0]
+
+    srv.sql(f"CREATE TABLE `{db}`.heavy (id INT PRIMARY KEY)")
+    try:
+        with c1.cursor() as cur:
+            # Many undo records make c1 the heavier transaction: the engine rolls the
+            # lighter one back, so the batch is the victim and must run again.
+            cur.execute("INSERT INTO heavy VALUES " + ",".join(f"({i})" for i in range(200)))
+            cur.execute("UPDATE sbtest1 SET k = k + 100 WHERE id = 1")
+        with c2.cursor() as cur:
+            cur.execute("UPDATE sbtest1 SET k = k + 100 WHERE id = 3")
+        with srv.hs("wr") as w:
+            assert w.open_index(1, db, "sbtest1", "PRIMARY", "k") == [b"0", b"1"]
+            w.raw(b"".join(build_line(*HSClient.find_tokens(1, "=", [k], mod=("+", [1]))) for k in (2, 3, 1)))
+            time.sleep(0.5)
+            t = threading.Thread(target=c1_update_row2)
+            t.start()
+            time.sleep(0.5)
+            c2.commit()
+            t.join(timeout=60)
+            assert not t.is_alive()
+            if "ok" in c1_result:
+                c1.commit()
+            else:
+                c1.rollback()
+            answers = [decode_line(w.readline()) for _ in range(3)]
+        assert answers == [[b"0", b"1", b"1"]] * 3, (answers, c1_result)
+        ks = [r[0] for r in srv.sql(f"SELECT k FROM `{db}`.sbtest1 WHERE id IN (1, 2, 3) ORDER BY id")]
+        assert c1_result == {"ok": True}  # the batch was the victim and ran again
+        assert ks == [111, 121, 121], ks
+        assert srv.sql(f"SELECT COUNT(*) FROM `{db}`.heavy") == ((200,),)
+    finally:
+        c1.close()
+        c2.close()
+
+
+def test_kiln_non_strict_mode_adjusts_values(kiln_factory):
+    """Outside strict mode a value that does not fit is adjusted as INSERT would."""
+    srv, _ = _start_kiln(kiln_factory, extra=["--sql-mode="])
+    srv.sql("CREATE DATABASE ns")
+    srv.sql("CREATE TABLE ns.t (id INT PRIMARY KEY, n TINYINT NOT NULL, v VARCHAR(3) NOT NULL)")
+    with srv.hs("wr") as w:
+        assert w.open_index(1, "ns", "t", "PRIMARY", "id,n,v") == [b"0", b"1"]
+        assert w.insert(1, [1, 1000, "abcdef"]) == [b"0", b"1"]
+        assert w.insert(1, [2, "x", "ok"]) == [b"0", b"1"]
+    assert srv.sql("SELECT id, n, v FROM ns.t ORDER BY id") == ((1, 127, "abc"), (2, 0, "ok"))
 
 
 # -- recording -------------------------------------------------------------------------

@@ -60,6 +60,8 @@ struct Resolved {
     index: usize,
     cols: Vec<usize>,
     fcols: Vec<usize>,
+    /// Columns a read decodes: the opened and the filter columns.
+    needed: Vec<bool>,
 }
 
 /// A connection's protocol state.
@@ -207,11 +209,30 @@ impl Executor {
     /// Executes one request line, appending its response to `out`.
     pub fn execute(&mut self, conn: &mut ConnState, line: &[u8], out: &mut Vec<u8>) {
         self.stats.requests.add(1);
-        let mut local: Vec<&[u8]> = Vec::with_capacity(16);
-        crate::codec::split_tokens(line, &mut local);
+        // Most requests have a few tokens: split them into an array on the stack.
+        const INLINE_TOKENS: usize = 32;
+        let mut inline: [&[u8]; INLINE_TOKENS] = [&[]; INLINE_TOKENS];
+        let mut spilled: Vec<&[u8]> = Vec::new();
+        let mut n = 0;
+        for t in line.split(|&b| b == b'\t') {
+            if n < INLINE_TOKENS {
+                inline[n] = t;
+            } else {
+                if n == INLINE_TOKENS {
+                    spilled.extend_from_slice(&inline);
+                }
+                spilled.push(t);
+            }
+            n += 1;
+        }
+        let tokens: &[&[u8]] = if n <= INLINE_TOKENS {
+            &inline[..n]
+        } else {
+            &spilled
+        };
         let mut reply = Reply::new(out);
         let mark = reply.mark();
-        let r = match crate::request::parse(&local) {
+        let r = match crate::request::parse(tokens) {
             Ok(req) => self.dispatch(conn, req, &mut reply),
             Err(e) => Err(Fail::Proto(e)),
         };
@@ -374,12 +395,17 @@ impl Executor {
         };
         let cols = find(&b.columns)?;
         let fcols = find(&b.fcolumns)?;
+        let mut needed = vec![false; def.columns.len()];
+        for &c in cols.iter().chain(&fcols) {
+            needed[c] = true;
+        }
         b.resolved = Some(Resolved {
             version: self.version,
             table: table.clone(),
             index,
             cols,
             fcols,
+            needed,
         });
         Ok(())
     }
@@ -426,25 +452,35 @@ impl Executor {
             .enumerate()
             .map(|(i, v)| rowapi::convert_for_compare(&h, part_col(i), v.as_deref()))
             .collect();
-        let mut key_sets = vec![keys];
+        let mut in_sets: Vec<Vec<Value>> = Vec::new();
         if let Some(inl) = &f.in_list {
             if inl.part >= f.keys.len() {
                 return Err(err(2, "kpnum").into());
             }
-            let base = key_sets.pop().expect("one key");
             for v in &inl.values {
-                let mut k = base.clone();
+                let mut k = keys.clone();
                 k[inl.part] = rowapi::convert_for_compare(&h, part_col(inl.part), v.as_deref());
-                key_sets.push(k);
+                in_sets.push(k);
             }
         }
+        let key_sets: &[Vec<Value>] = if f.in_list.is_some() {
+            &in_sets
+        } else {
+            std::slice::from_ref(&keys)
+        };
+        let modifying = f.modify.is_some();
+        let needed = if modifying {
+            None
+        } else {
+            Some(b.needed.as_slice())
+        };
         let filters = self.prepare_filters(b, &f.filters)?;
         let limit = f.limit.min(ROWS_PER_REQUEST_MAX);
         let wanted = limit.saturating_add(f.offset.min(ROWS_PER_REQUEST_MAX));
         // Collect (pk, row) of the matched rows, in order.
         let mut matched: Vec<(Vec<u8>, Vec<Value>)> = Vec::new();
         let mut skip = f.offset;
-        'keys: for key in &key_sets {
+        'keys: for key in key_sets {
             // NULL on a NOT NULL key part: nothing equals it and it sorts below every
             // value, so the key is cut there and the op adjusted (`=` finds nothing).
             let mut key: &[Value] = key;
@@ -484,7 +520,7 @@ impl Executor {
                     skip -= 1;
                     return true;
                 }
-                matched.push((pk, row));
+                matched.push((if modifying { pk } else { Vec::new() }, row));
                 (matched.len() as u64) < limit
             };
             let trx = self.trx()?;
@@ -493,11 +529,18 @@ impl Executor {
                     .read(&h.storage.clustered, &prefix, ReadMode::Consistent)
                     .map_err(trx_error)?
                 {
-                    let values = decode(&h, &row)?;
-                    sink(prefix.clone(), values);
+                    let values = decode(&h, &row, needed)?;
+                    sink(
+                        if modifying {
+                            prefix.clone()
+                        } else {
+                            Vec::new()
+                        },
+                        values,
+                    );
                 }
             } else {
-                scan(trx, &h, b.index, op, &prefix, wanted, &mut sink)?;
+                scan(trx, &h, b.index, op, &prefix, wanted, needed, &mut sink)?;
             }
             if stop || matched.len() as u64 >= limit {
                 break 'keys;
@@ -601,7 +644,7 @@ impl Executor {
             else {
                 continue;
             };
-            let row = decode(h, &bytes)?;
+            let row = decode(h, &bytes, None)?;
             if !matches!(check_filters(h, filters, &row), FilterResult::Pass) {
                 continue;
             }
@@ -723,15 +766,17 @@ fn parse_i64_prefix(b: &[u8]) -> i64 {
     if neg { -n } else { n }
 }
 
-fn decode(h: &TableHandle, row: &[u8]) -> Res<Vec<Value>> {
+/// Decodes a stored row; with `needed`, only the columns it marks (the rest NULL).
+fn decode(h: &TableHandle, row: &[u8], needed: Option<&[bool]>) -> Res<Vec<Value>> {
     let mut v = Vec::with_capacity(h.def.columns.len());
-    h.shape.decode_into(row, &mut v)?;
+    h.shape.decode_masked(row, needed, &mut v)?;
     Ok(v)
 }
 
 /// Reads rows of index `index` from the key `prefix` in the direction `op` gives,
 /// handing (primary key, row) to `sink` until it returns false. `wanted` is how many
 /// rows the caller may need before filters (a secondary scan reads in growing chunks).
+#[allow(clippy::too_many_arguments)]
 fn scan(
     trx: &mut Trx,
     h: &TableHandle,
@@ -739,6 +784,7 @@ fn scan(
     op: Op,
     prefix: &[u8],
     wanted: u64,
+    needed: Option<&[bool]>,
     sink: &mut dyn FnMut(Vec<u8>, Vec<Value>) -> bool,
 ) -> Res<()> {
     let succ = prefix_successor(prefix);
@@ -760,7 +806,7 @@ fn scan(
         let it = trx.scan(&h.storage.clustered, as_ref(&lo), as_ref(&hi), descending);
         for r in it {
             let (k, row) = r.map_err(trx_error)?;
-            let values = decode(h, &row)?;
+            let values = decode(h, &row, needed)?;
             if !sink(k, values) {
                 break;
             }
@@ -779,7 +825,7 @@ fn scan(
         let n = rows.len();
         for (pk, row) in rows.into_iter().skip(delivered) {
             delivered += 1;
-            let values = decode(h, &row)?;
+            let values = decode(h, &row, needed)?;
             if !sink(pk, values) {
                 return Ok(());
             }
@@ -804,6 +850,8 @@ fn write_rows<'r>(
         for &c in cols {
             match &row[c] {
                 Value::Null => reply.cell(None),
+                Value::Str(s) => reply.cell(Some(s.as_bytes())),
+                Value::Bytes(b) => reply.cell(Some(b)),
                 v => {
                     buf.clear();
                     text_of(&h.def.columns[c].ty, v, &mut buf);

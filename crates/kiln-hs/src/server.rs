@@ -1,9 +1,8 @@
 //! Starting and stopping the HandlerSocket listeners: a read-only port
 //! (`handlersocket_port`, `handlersocket_threads` workers) and a read-write port
 //! (`handlersocket_port_wr`, `handlersocket_threads_wr` workers). A port of 0 is off.
-//! Every worker of a port waits on the port's listening socket and accepts one
-//! connection per wake-up, so connections spread over the workers; a connection stays
-//! on the worker that accepted it.
+//! Each port has an acceptor thread that hands every new connection to the port's
+//! worker with the fewest connections; a connection stays on that worker.
 
 use std::net::TcpListener;
 use std::os::fd::AsRawFd;
@@ -16,7 +15,7 @@ use kiln_sql::session::Session;
 
 use crate::exec::{ExecConfig, Executor};
 use crate::stats::HsStats;
-use crate::worker::{Worker, WorkerSettings, WorkerShared};
+use crate::worker::{Inbox, Worker, WorkerSettings, WorkerShared};
 
 /// Worker threads per port, at most.
 pub const THREADS_MAX: usize = 1024;
@@ -92,7 +91,7 @@ impl HsServer {
             } else {
                 server.ports.0 = bound;
             }
-            let listener = Arc::new(listener);
+            let mut port_workers = Vec::new();
             for n in 0..threads.clamp(1, THREADS_MAX) {
                 let sess = sessions();
                 let id = kiln_sql::eval::Env::connection_id(&sess);
@@ -101,6 +100,8 @@ impl HsServer {
                     write,
                     conns: AtomicUsize::new(0),
                     active: AtomicUsize::new(0),
+                    inbox: Inbox::new()
+                        .map_err(|e| format!("handlersocket: cannot create an eventfd: {e}"))?,
                 });
                 let exec = Executor::new(
                     sess,
@@ -118,7 +119,6 @@ impl HsServer {
                     auth_required: secret.is_some(),
                 };
                 let worker = Worker::new(
-                    listener.clone(),
                     exec,
                     settings,
                     stats.clone(),
@@ -131,9 +131,17 @@ impl HsServer {
                     .name(name)
                     .spawn(move || worker.run())
                     .map_err(|e| format!("handlersocket: cannot start a worker thread: {e}"))?;
+                port_workers.push(shared.clone());
                 server.workers.push(shared);
                 server.threads.push(t);
             }
+            let stop = shutdown.clone();
+            let name = format!("kiln-hs-accept-{}", if write { "wr" } else { "rd" });
+            let t = std::thread::Builder::new()
+                .name(name)
+                .spawn(move || accept_loop(listener, port_workers, stop))
+                .map_err(|e| format!("handlersocket: cannot start the acceptor: {e}"))?;
+            server.threads.push(t);
         }
         Ok(server)
     }
@@ -166,6 +174,31 @@ impl HsServer {
 impl Drop for HsServer {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// Accepts connections and hands each to the worker with the fewest, until shutdown.
+fn accept_loop(listener: TcpListener, workers: Vec<Arc<WorkerShared>>, stop: Arc<AtomicBool>) {
+    const POLL_MS: i32 = 200;
+    while !stop.load(Ordering::Acquire) {
+        let mut p = libc::pollfd {
+            fd: listener.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: `p` is a valid pollfd for the duration of the call; nfds is 1.
+        let n = unsafe { libc::poll(&mut p, 1, POLL_MS) };
+        if n <= 0 {
+            continue;
+        }
+        while let Ok((s, _)) = listener.accept() {
+            let w = workers
+                .iter()
+                .min_by_key(|w| w.conns.load(Ordering::Relaxed))
+                .expect("a port has at least one worker");
+            w.conns.fetch_add(1, Ordering::Relaxed);
+            w.inbox.push(s);
+        }
     }
 }
 

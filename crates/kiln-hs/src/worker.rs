@@ -1,9 +1,12 @@
 //! A worker thread: owns many connections through one epoll instance and serves them
 //! in batches.
 //!
+//! Connections come from the port's acceptor thread (`server`), which hands each new
+//! connection to the worker with the fewest and wakes it through an eventfd; a
+//! connection stays on its worker.
+//!
 //! One loop iteration:
-//! 1. wait for readiness (the listener — accept at most one connection, so the
-//!    workers of a port share new connections — or connections);
+//! 1. wait for readiness of the worker's connections (or new ones in its inbox);
 //! 2. read every ready connection until the socket is drained or its input reaches
 //!    the high-water mark;
 //! 3. run one batch: every complete line of every connection with input, in order,
@@ -24,8 +27,8 @@
 //! close after `timeout_secs`.
 
 use std::io::{self, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::os::fd::AsRawFd;
+use std::net::TcpStream;
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -35,19 +38,63 @@ use crate::epoll::{Epoll, READABLE, WRITABLE};
 use crate::exec::{ConnState, Executor};
 use crate::stats::HsStats;
 
-const LISTENER_TOKEN: u64 = u64::MAX;
+const INBOX_TOKEN: u64 = u64::MAX;
 const LINES_PER_CONN_PER_BATCH: usize = 1024;
 const OUTPUT_HIGH_BYTES: usize = 8 << 20;
 const READ_CHUNK_BYTES: usize = 64 << 10;
 const EVENTS_MAX: usize = 256;
 const TICK: Duration = Duration::from_millis(500);
 
-/// What other threads see of a worker (SHOW PROCESSLIST).
+/// What other threads see of a worker (SHOW PROCESSLIST, the acceptor).
 pub struct WorkerShared {
     pub id: u64,
     pub write: bool,
+    /// Connections assigned to the worker (raised by the acceptor, lowered at close).
     pub conns: AtomicUsize,
     pub active: AtomicUsize,
+    pub inbox: Inbox,
+}
+
+/// New connections for a worker, and the eventfd that wakes it.
+pub struct Inbox {
+    streams: parking_lot::Mutex<Vec<TcpStream>>,
+    efd: RawFd,
+}
+
+impl Inbox {
+    pub fn new() -> io::Result<Inbox> {
+        // SAFETY: eventfd takes no pointers; the result is checked.
+        let efd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+        if efd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Inbox {
+            streams: parking_lot::Mutex::new(Vec::new()),
+            efd,
+        })
+    }
+
+    /// Hands a connection to the worker and wakes it.
+    pub fn push(&self, s: TcpStream) {
+        self.streams.lock().push(s);
+        let one: u64 = 1;
+        // SAFETY: writes 8 bytes from a live u64 to our eventfd.
+        unsafe { libc::write(self.efd, (&one as *const u64).cast(), 8) };
+    }
+
+    fn take(&self) -> Vec<TcpStream> {
+        let mut n: u64 = 0;
+        // SAFETY: reads 8 bytes into a live u64 from our non-blocking eventfd.
+        unsafe { libc::read(self.efd, (&mut n as *mut u64).cast(), 8) };
+        std::mem::take(&mut *self.streams.lock())
+    }
+}
+
+impl Drop for Inbox {
+    fn drop(&mut self) {
+        // SAFETY: we own the descriptor and close it once.
+        unsafe { libc::close(self.efd) };
+    }
 }
 
 pub struct WorkerSettings {
@@ -79,7 +126,6 @@ impl Conn {
 }
 
 pub struct Worker {
-    listener: Arc<TcpListener>,
     epoll: Epoll,
     conns: Vec<Option<Conn>>,
     free: Vec<usize>,
@@ -92,7 +138,6 @@ pub struct Worker {
 
 impl Worker {
     pub fn new(
-        listener: Arc<TcpListener>,
         exec: Executor,
         settings: WorkerSettings,
         stats: Arc<HsStats>,
@@ -100,9 +145,8 @@ impl Worker {
         shutdown: Arc<AtomicBool>,
     ) -> io::Result<Worker> {
         let epoll = Epoll::new()?;
-        epoll.add(listener.as_raw_fd(), READABLE, LISTENER_TOKEN)?;
+        epoll.add(shared.inbox.efd, READABLE, INBOX_TOKEN)?;
         Ok(Worker {
-            listener,
             epoll,
             conns: Vec::new(),
             free: Vec::new(),
@@ -128,8 +172,8 @@ impl Worker {
             ready.clear();
             for ev in &events {
                 let tok = ev.u64;
-                if tok == LISTENER_TOKEN {
-                    self.accept_one();
+                if tok == INBOX_TOKEN {
+                    self.adopt();
                 } else {
                     ready.push(tok as usize);
                 }
@@ -150,42 +194,42 @@ impl Worker {
         self.exec.close_all();
     }
 
-    fn accept_one(&mut self) {
-        let stream = match self.listener.accept() {
-            Ok((s, _)) => s,
-            Err(_) => return, // another worker took it, or a transient error
-        };
-        if stream.set_nonblocking(true).is_err() {
-            return;
+    /// Takes the connections the acceptor handed over.
+    fn adopt(&mut self) {
+        for stream in self.shared.inbox.take() {
+            let registered = stream.set_nonblocking(true).is_ok() && {
+                let _ = stream.set_nodelay(true);
+                true
+            };
+            let slot = self.free.pop().unwrap_or_else(|| {
+                self.conns.push(None);
+                self.conns.len() - 1
+            });
+            if !registered
+                || self
+                    .epoll
+                    .add(stream.as_raw_fd(), READABLE, slot as u64)
+                    .is_err()
+            {
+                self.free.push(slot);
+                self.shared.conns.fetch_sub(1, Ordering::Relaxed);
+                continue;
+            }
+            self.conns[slot] = Some(Conn {
+                stream,
+                input: Vec::new(),
+                in_pos: 0,
+                output: Vec::new(),
+                out_pos: 0,
+                state: ConnState::new(!self.settings.auth_required),
+                last_active: Instant::now(),
+                closing: false,
+                dead: false,
+                interest: READABLE,
+            });
+            self.stats.connections.inc();
+            self.stats.connected.inc();
         }
-        let _ = stream.set_nodelay(true);
-        let slot = self.free.pop().unwrap_or_else(|| {
-            self.conns.push(None);
-            self.conns.len() - 1
-        });
-        if self
-            .epoll
-            .add(stream.as_raw_fd(), READABLE, slot as u64)
-            .is_err()
-        {
-            self.free.push(slot);
-            return;
-        }
-        self.conns[slot] = Some(Conn {
-            stream,
-            input: Vec::new(),
-            in_pos: 0,
-            output: Vec::new(),
-            out_pos: 0,
-            state: ConnState::new(!self.settings.auth_required),
-            last_active: Instant::now(),
-            closing: false,
-            dead: false,
-            interest: READABLE,
-        });
-        self.stats.connections.inc();
-        self.stats.connected.inc();
-        self.shared.conns.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Reads what a connection sent (or sends what it is waiting for).
