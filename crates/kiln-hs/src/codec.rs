@@ -68,11 +68,13 @@ pub fn unescape(token: &[u8]) -> Cow<'_, [u8]> {
 
 /// Appends `v` escaped (bytes below 0x10 as 0x01, byte + 0x40).
 pub fn escape_into(out: &mut Vec<u8>, v: &[u8]) {
-    if v.iter().all(|&b| b >= 0x10) {
+    // Most values need no escape: copy runs of plain bytes whole.
+    let Some(first) = v.iter().position(|&b| b < 0x10) else {
         out.extend_from_slice(v);
         return;
-    }
-    for &b in v {
+    };
+    out.extend_from_slice(&v[..first]);
+    for &b in &v[first..] {
         if b < 0x10 {
             out.push(0x01);
             out.push(b + 0x40);
