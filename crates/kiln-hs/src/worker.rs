@@ -21,7 +21,8 @@
 //!
 //! Limits: a request line longer than `max_line_bytes` gets `2 TAB 1 TAB
 //! linetoolong` and the connection is closed; a connection whose unsent output exceeds
-//! OUTPUT_HIGH_BYTES is not read from until the client takes it; at most
+//! OUTPUT_HIGH_BYTES is not read from, and no more of its lines run, until the client
+//! takes it (so its memory is bounded by that plus one request's answer); at most
 //! LINES_PER_CONN_PER_BATCH lines of one connection go into one batch (the rest wait
 //! for the next, so one busy client cannot make a batch unbounded); idle connections
 //! close after `timeout_secs`.
@@ -367,12 +368,16 @@ impl Worker {
     }
 
     /// Executes the next complete line of connection `i`: Some(true) if one ran,
-    /// Some(false) if the connection has no complete line, None if it is gone.
+    /// Some(false) if the connection has no complete line (or has enough unsent
+    /// output for now), None if it is gone.
     fn next_line(&mut self, i: usize) -> Option<bool> {
         let max_line = self.settings.max_line_bytes;
         let c = self.conns.get_mut(i)?.as_mut()?;
         if c.dead {
             return None;
+        }
+        if c.pending_output() >= OUTPUT_HIGH_BYTES {
+            return Some(false);
         }
         let rest = &c.input[c.in_pos..];
         let Some(eol) = find_line(rest) else {
