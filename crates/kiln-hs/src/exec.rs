@@ -60,8 +60,8 @@ struct Resolved {
     index: usize,
     cols: Vec<usize>,
     fcols: Vec<usize>,
-    /// Columns a read decodes: the opened and the filter columns.
-    needed: Vec<bool>,
+    /// The filter columns (what a read decodes to values for the filters).
+    fmask: Vec<bool>,
 }
 
 /// A connection's protocol state.
@@ -395,9 +395,9 @@ impl Executor {
         };
         let cols = find(&b.columns)?;
         let fcols = find(&b.fcolumns)?;
-        let mut needed = vec![false; def.columns.len()];
-        for &c in cols.iter().chain(&fcols) {
-            needed[c] = true;
+        let mut fmask = vec![false; def.columns.len()];
+        for &c in &fcols {
+            fmask[c] = true;
         }
         b.resolved = Some(Resolved {
             version: self.version,
@@ -405,7 +405,7 @@ impl Executor {
             index,
             cols,
             fcols,
-            needed,
+            fmask,
         });
         Ok(())
     }
@@ -469,16 +469,14 @@ impl Executor {
             std::slice::from_ref(&keys)
         };
         let modifying = f.modify.is_some();
-        let needed = if modifying {
-            None
-        } else {
-            Some(b.needed.as_slice())
-        };
         let filters = self.prepare_filters(b, &f.filters)?;
         let limit = f.limit.min(ROWS_PER_REQUEST_MAX);
         let wanted = limit.saturating_add(f.offset.min(ROWS_PER_REQUEST_MAX));
-        // Collect (pk, row) of the matched rows, in order.
-        let mut matched: Vec<(Vec<u8>, Vec<Value>)> = Vec::new();
+        // Collect (pk, stored row) of the matched rows, in order (the pk only when
+        // modifying: the answer of a read is written straight from the row bytes).
+        let mut matched: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        let mut fvalues: Vec<Value> = Vec::new();
+        let mut bad_row = false;
         let mut skip = f.offset;
         'keys: for key in key_sets {
             // NULL on a NOT NULL key part: nothing equals it and it sorts below every
@@ -507,8 +505,16 @@ impl Executor {
                 && ix.parts.iter().all(|p| p.prefix_chars.is_none())
                 && !key.iter().any(Value::is_null);
             let mut stop = false;
-            let mut sink = |pk: Vec<u8>, row: Vec<Value>| -> bool {
-                match check_filters(&h, &filters, &row) {
+            let mut sink = |pk: Vec<u8>, row: Vec<u8>| -> bool {
+                if !filters.is_empty()
+                    && h.shape
+                        .decode_masked(&row, Some(&b.fmask), &mut fvalues)
+                        .is_err()
+                {
+                    bad_row = true;
+                    return false;
+                }
+                match check_filters(&h, &filters, &fvalues) {
                     FilterResult::Stop => {
                         stop = true;
                         return false;
@@ -529,18 +535,18 @@ impl Executor {
                     .read(&h.storage.clustered, &prefix, ReadMode::Consistent)
                     .map_err(trx_error)?
                 {
-                    let values = decode(&h, &row, needed)?;
-                    sink(
-                        if modifying {
-                            prefix.clone()
-                        } else {
-                            Vec::new()
-                        },
-                        values,
-                    );
+                    let pk = if modifying {
+                        prefix.clone()
+                    } else {
+                        Vec::new()
+                    };
+                    sink(pk, row);
                 }
             } else {
-                scan(trx, &h, b.index, op, &prefix, wanted, needed, &mut sink)?;
+                scan(trx, &h, b.index, op, &prefix, wanted, &mut sink)?;
+            }
+            if bad_row {
+                return Err(Fail::Sql(kiln_sql::dict::storage_error("damaged row")));
             }
             if stop || matched.len() as u64 >= limit {
                 break 'keys;
@@ -549,10 +555,7 @@ impl Executor {
         rowapi::rows_read(matched.len() as u64);
         self.stats.rows_read.add(matched.len() as u64);
         match &f.modify {
-            None => {
-                write_rows(reply, &h, &b.cols, matched.iter().map(|(_, r)| r));
-                Ok(())
-            }
+            None => write_stored_rows(reply, &h, &b.cols, matched.iter().map(|(_, r)| r)),
             Some(m) => self.modify(b, &filters, m, matched, reply),
         }
     }
@@ -581,7 +584,7 @@ impl Executor {
         b: &Resolved,
         filters: &[PreparedFilter],
         m: &Modify<'_>,
-        matched: Vec<(Vec<u8>, Vec<Value>)>,
+        matched: Vec<(Vec<u8>, Vec<u8>)>,
         reply: &mut Reply<'_>,
     ) -> Res<()> {
         let h = b.table.clone();
@@ -631,7 +634,7 @@ impl Executor {
         m: &Modify<'_>,
         updates: &[(usize, Value)],
         deltas: &[(usize, Option<i64>)],
-        matched: Vec<(Vec<u8>, Vec<Value>)>,
+        matched: Vec<(Vec<u8>, Vec<u8>)>,
         strict: bool,
     ) -> Res<(u64, Vec<Vec<Value>>)> {
         let mut count = 0u64;
@@ -784,8 +787,7 @@ fn scan(
     op: Op,
     prefix: &[u8],
     wanted: u64,
-    needed: Option<&[bool]>,
-    sink: &mut dyn FnMut(Vec<u8>, Vec<Value>) -> bool,
+    sink: &mut dyn FnMut(Vec<u8>, Vec<u8>) -> bool,
 ) -> Res<()> {
     let succ = prefix_successor(prefix);
     let excl_succ = || match &succ {
@@ -806,8 +808,7 @@ fn scan(
         let it = trx.scan(&h.storage.clustered, as_ref(&lo), as_ref(&hi), descending);
         for r in it {
             let (k, row) = r.map_err(trx_error)?;
-            let values = decode(h, &row, needed)?;
-            if !sink(k, values) {
+            if !sink(k, row) {
                 break;
             }
         }
@@ -825,8 +826,7 @@ fn scan(
         let n = rows.len();
         for (pk, row) in rows.into_iter().skip(delivered) {
             delivered += 1;
-            let values = decode(h, &row, needed)?;
-            if !sink(pk, values) {
+            if !sink(pk, row) {
                 return Ok(());
             }
         }
@@ -837,7 +837,52 @@ fn scan(
     }
 }
 
-/// `0 TAB ncols` and the opened columns of each row.
+/// `0 TAB ncols` and the opened columns of each stored row, written straight from
+/// the row's bytes (no values built: the hot path of a lookup).
+fn write_stored_rows<'r>(
+    reply: &mut Reply<'_>,
+    h: &TableHandle,
+    cols: &[usize],
+    rows: impl Iterator<Item = &'r Vec<u8>>,
+) -> Res<()> {
+    use kiln_sql::rowfmt::{Cell, decode_cells};
+    reply.rows_header(cols.len());
+    let mut cells = Vec::with_capacity(h.def.columns.len());
+    let mut buf = Vec::new();
+    for row in rows {
+        decode_cells(&h.shape.stored, row, &mut cells)
+            .map_err(|e| Fail::Sql(kiln_sql::dict::storage_error(e.0)))?;
+        for &c in cols {
+            let ty = &h.def.columns[c].ty;
+            buf.clear();
+            match cells[c] {
+                Cell::Null => {
+                    reply.cell(None);
+                    continue;
+                }
+                Cell::Bytes(b) => {
+                    reply.cell(Some(b));
+                    continue;
+                }
+                Cell::Int(i) => text_of(ty, &Value::Int(i), &mut buf),
+                Cell::UInt(u) => text_of(ty, &Value::UInt(u), &mut buf),
+                Cell::Double(d) => text_of(ty, &Value::Double(d), &mut buf),
+                Cell::Missing => match &h.shape.missing[c] {
+                    Value::Null => {
+                        reply.cell(None);
+                        continue;
+                    }
+                    v => text_of(ty, v, &mut buf),
+                },
+            }
+            reply.cell(Some(&buf));
+        }
+    }
+    reply.end();
+    Ok(())
+}
+
+/// `0 TAB ncols` and the opened columns of each row of values.
 fn write_rows<'r>(
     reply: &mut Reply<'_>,
     h: &TableHandle,

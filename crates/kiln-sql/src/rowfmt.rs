@@ -217,6 +217,68 @@ pub fn decode_row_masked(
     Ok(())
 }
 
+/// A column of a stored row, borrowed from the row's bytes (no allocation).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cell<'a> {
+    Null,
+    Int(i64),
+    UInt(u64),
+    Double(f64),
+    /// DECIMAL text, character data, binary strings, temporal text, JSON.
+    Bytes(&'a [u8]),
+    /// The row predates an ADD COLUMN of this column: its default applies.
+    Missing,
+}
+
+/// Splits a stored row into borrowed cells (`out` is cleared first).
+pub fn decode_cells<'a>(
+    columns: &[Stored],
+    b: &'a [u8],
+    out: &mut Vec<Cell<'a>>,
+) -> Result<(), RowError> {
+    out.clear();
+    if b.len() < 2 {
+        return Err(RowError("row too short"));
+    }
+    let n = u16::from_le_bytes([b[0], b[1]]) as usize;
+    let bitmap = b.get(2..2 + n.div_ceil(8)).ok_or(RowError("row bitmap"))?;
+    let mut i = 2 + n.div_ceil(8);
+    for (col, c) in columns.iter().enumerate() {
+        if col >= n {
+            out.push(Cell::Missing);
+            continue;
+        }
+        if bitmap[col / 8] & (1 << (col % 8)) != 0 {
+            out.push(Cell::Null);
+            continue;
+        }
+        out.push(match c {
+            Stored::Signed | Stored::Unsigned | Stored::Double => {
+                let raw: [u8; 8] = b
+                    .get(i..i + 8)
+                    .ok_or(RowError("row ends in a number"))?
+                    .try_into()
+                    .expect("8 bytes");
+                i += 8;
+                match c {
+                    Stored::Signed => Cell::Int(i64::from_le_bytes(raw)),
+                    Stored::Unsigned => Cell::UInt(u64::from_le_bytes(raw)),
+                    _ => Cell::Double(f64::from_bits(u64::from_le_bytes(raw))),
+                }
+            }
+            _ => {
+                let len = get_varint(b, &mut i)? as usize;
+                let bytes = b
+                    .get(i..i.checked_add(len).ok_or(RowError("length"))?)
+                    .ok_or(RowError("row ends in a string"))?;
+                i += len;
+                Cell::Bytes(bytes)
+            }
+        });
+    }
+    Ok(())
+}
+
 /// Appends one key part for `v` in column `c` (prefix: characters of a prefix index).
 pub fn key_part(
     kw: &mut KeyWriter,
@@ -378,6 +440,37 @@ pub fn index_key(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cells_borrow_the_row() {
+        let cols = [Stored::Signed, Stored::Text, Stored::Double, Stored::Bytes];
+        let vals = [
+            Value::Int(-7),
+            Value::Str("héllo".into()),
+            Value::Null,
+            Value::Bytes(vec![0, 1, 255]),
+        ];
+        let mut b = Vec::new();
+        encode_row(&cols, &vals, &mut b);
+        let mut cells = Vec::new();
+        decode_cells(
+            &[cols.as_slice(), &[Stored::Unsigned]].concat(),
+            &b,
+            &mut cells,
+        )
+        .unwrap();
+        assert_eq!(
+            cells,
+            vec![
+                Cell::Int(-7),
+                Cell::Bytes("héllo".as_bytes()),
+                Cell::Null,
+                Cell::Bytes(&[0, 1, 255]),
+                Cell::Missing,
+            ]
+        );
+        assert!(decode_cells(&cols, &b[..b.len() - 1], &mut cells).is_err());
+    }
 
     #[test]
     fn row_round_trip_and_added_columns() {
