@@ -9,7 +9,8 @@ Parts:
       when no MariaDB is installed (test_kiln_transcript). Deliberate differences carry
       kiln's intended answer (`k<` lines); `~` steps are not compared;
   * both servers: HS text = SQL text for every column type, binary values, NULL vs '',
-    long pipelines, many connections (test_both_*);
+    long pipelines, many connections, and the published npm client node-handlersocket
+    0.1.0 driven by tests/hs_node_client.js (test_both_*);
   * kiln only: the spec's limits (overlong lines, huge indexids), garbage input, auth on
     both ports, status counters, insert defaults, and durability of acknowledged writes
     across SIGKILL (test_kiln_*).
@@ -17,16 +18,21 @@ Parts:
 MariaDB runs privately (tests/mariadb_server.py) with
   --plugin-maturity=beta --plugin-load-add=handlersocket.so --handlersocket-address=...
 and an empty --handlersocket-plain-secret (Debian's build otherwise picks a random one).
-Its tests skip when mariadbd or handlersocket.so is missing; this file installs nothing.
+Its tests skip when mariadbd or handlersocket.so is missing. The only thing this file
+installs is node-handlersocket, with npm into pytest's temporary directory (once per
+module); that test skips when node/npm is missing or the npm registry is unreachable.
 
 `python3 tests/test_handlersocket.py --record` re-records MariaDB's answers into
 tests/hs_scripts.py and regenerates the table in tests/hs_mariadb_observed.md.
 """
 
+import json
 import os
 import random
 import re
+import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -512,6 +518,116 @@ def test_both_many_connections(request, kind):
     finally:
         for c in conns:
             c.close()
+
+
+# -- a published client: node-handlersocket 0.1.0 (npm, 2011) ------------------------
+
+NODE_HS_PACKAGE = "node-handlersocket@0.1.0"
+NODE_HS_SCRIPT = Path(__file__).resolve().parent / "hs_node_client.js"
+NODE_HS_TABLE = (
+    "CREATE TABLE nodehs (id INT NOT NULL PRIMARY KEY, k INT NULL,"
+    " v VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NULL,"
+    " n INT NOT NULL DEFAULT 0, KEY k_1 (k)) ENGINE=InnoDB"
+)
+# the string tests/hs_node_client.js stores: every byte 0x00-0x0f, non-ASCII
+NODE_CTRL = "tab\there\nlf\rcr " + "".join(chr(i) for i in range(16)) + " h\u00e9llo \u2713 end"
+_R1 = ["1", "10", "plain", "0"]
+_R2 = ["2", "20", NODE_CTRL, "5"]
+_R3 = ["3", None, None, "7"]
+_R4 = ["4", "20", "", "0"]
+_R5 = ["5", "30", "f\u00fcnf", "1"]
+NODE_FINAL = [["1", "11", None, "0"], _R2, ["4", "40", "upd\tated", "2"], ["5", "30", "f\u00fcnf", "8"]]
+# one JSON line per step of tests/hs_node_client.js, the same for kiln and MariaDB;
+# inserts answer `0 1`, which the library's callback turns into NaN (JSON null)
+NODE_EXPECTED = [
+    {"step": "open_missing_table", "error": "1 open_table"},
+    {"step": "insert_1", "result": None},
+    {"step": "insert_2_ctrl", "result": None},
+    {"step": "insert_3_null", "result": None},
+    {"step": "insert_4_empty", "result": None},
+    {"step": "insert_5", "result": None},
+    {"step": "insert_dup", "error": "1 121"},
+    {"step": "insert_auto_inc", "result": 7},
+    {"step": "insert_on_rd_port", "error": "2 readonly"},
+    {"step": "find_eq_2", "records": [_R2]},
+    {"step": "find_eq_3_null", "records": [_R3]},
+    {"step": "find_eq_missing", "records": []},
+    {"step": "find_ge_2_limit_3", "records": [_R2, _R3, _R4]},
+    {"step": "find_ge_1_limit_2_offset_3", "records": [_R4, _R5]},
+    {"step": "find_lt_4", "records": [_R3, _R2, _R1]},
+    {"step": "find_k_eq_20", "records": [_R2[:3], _R4[:3]]},
+    {"step": "find_in", "records": [_R5, _R1, _R3]},
+    {"step": "find_k_filter", "records": [_R2[:3], _R5[:3]]},
+    {"step": "find_k_while", "records": [_R1[:3]]},
+    {"step": "pipelined", "records": [[_R1], [_R5], [_R4, _R5]]},
+    {"step": "update_4", "result": 1},
+    {"step": "update_and_get_1", "records": [_R1]},
+    {"step": "increment_5", "result": 1},
+    {"step": "decrement_and_get_5", "records": [["11"]]},
+    {"step": "delete_3", "result": 1},
+    {"step": "delete_missing", "result": 0},
+    {"step": "find_all_after", "records": NODE_FINAL},
+    {"step": "find_k_eq_20_after", "records": [_R2[:3]]},
+]
+
+
+@pytest.fixture(scope="module")
+def node_hs_path(tmp_path_factory):
+    """NODE_PATH holding node-handlersocket 0.1.0, installed once per module with npm;
+    a falsy _Missing (with .reason) when node or npm is missing or npm fails."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        yield _Missing("node and npm are needed for the node-handlersocket test (not installed)")
+        return
+    prefix = tmp_path_factory.mktemp("node-hs")
+    try:
+        p = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--no-save", "--prefix", str(prefix), NODE_HS_PACKAGE],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=300,
+        )
+        lines = [ln for ln in (p.stderr or p.stdout).splitlines() if ln.strip()]
+        failed = None if p.returncode == 0 else f"exit {p.returncode}: " + "; ".join(lines[:4])
+    except subprocess.TimeoutExpired:
+        failed = "timed out after 300s"
+    lib = prefix / "node_modules"
+    if failed is None and not (lib / "node-handlersocket" / "package.json").exists():
+        failed = "node_modules/node-handlersocket missing after install"
+    yield _Missing(f"npm install {NODE_HS_PACKAGE} failed (registry unreachable?): {failed}") if failed else str(lib)
+
+
+@pytest.mark.parametrize("kind", BOTH)
+def test_both_node_handlersocket_client(request, kind, node_hs_path):
+    """The published npm client node-handlersocket 0.1.0, unmodified, through
+    tests/hs_node_client.js: open (and a failing open), insert (TAB, LF, every byte
+    0x00-0x0f, non-ASCII, NULL vs ''), duplicate key, write on the read port, find by
+    =, >=, < with limit/offset, a secondary index, IN, F and W filters, pipelined
+    finds, update, U?, +, -?, delete. Every answer as the library decodes it equals
+    the same expected list on both servers, and SQL shows the same rows."""
+    node_path = need(node_hs_path)
+    srv = server(request, kind)
+    db = srv.new_db("nodehs", [NODE_HS_TABLE])
+    p = subprocess.run(
+        [shutil.which("node"), str(NODE_HS_SCRIPT), "127.0.0.1", str(srv.rd_port), str(srv.wr_port), db],
+        env={**os.environ, "NODE_PATH": node_path},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+    )
+    got = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    report = "\n".join(json.dumps(g, ensure_ascii=False) for g in got) + f"\nstderr: {p.stderr}"
+    assert p.returncode == 0, f"{srv.name}: hs_node_client.js exited {p.returncode}\n{report}"
+    for i, (g, want) in enumerate(zip(got, NODE_EXPECTED)):
+        assert g == want, f"{srv.name}: step {i} differs\n got: {g}\nwant: {want}\n{report}"
+    assert len(got) == len(NODE_EXPECTED), f"{srv.name}: {len(got)} answers\n{report}"
+    sql_rows = [list(r) for r in srv.text_rows("SELECT id, k, v, n FROM nodehs ORDER BY id", db)]
+    assert sql_rows == NODE_FINAL
+    assert srv.text_rows("SELECT id, k, c, pad FROM sbtest1 WHERE id = 7", db) == [("7", "70", "c7", "p7")]
 
 
 def test_mariadb_status_counters(maria_hs):
