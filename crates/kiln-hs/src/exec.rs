@@ -919,9 +919,7 @@ fn text_of(ty: &SqlType, v: &Value, out: &mut Vec<u8>) {
             let _ = write!(out, "{u}");
         }
         (SqlType::Float { .. }, Value::Double(d)) => {
-            // The shortest digits of the single-precision value, in MySQL's notation.
-            let shortest: f64 = format!("{}", *d as f32).parse().unwrap_or(*d);
-            out.extend_from_slice(kiln_sql::value::format_double(shortest).as_bytes());
+            out.extend_from_slice(kiln_sql::value::format_float(*d).as_bytes());
         }
         (_, Value::Double(d)) => {
             out.extend_from_slice(kiln_sql::value::format_double(*d).as_bytes());

@@ -154,6 +154,14 @@ pub fn format_double(d: f64) -> String {
     s
 }
 
+/// A FLOAT (single-precision) column's value as MySQL prints it: the shortest digits
+/// that identify the single-precision value, in `format_double`'s notation (a FLOAT
+/// holding 1.1 prints `1.1`, not the double 1.100000023841858).
+pub fn format_float(d: f64) -> String {
+    let shortest: f64 = format!("{}", d as f32).parse().unwrap_or(d);
+    format_double(shortest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +172,15 @@ mod tests {
         assert_eq!(leading_f64(b"  -1.5e2x"), -150.0);
         assert_eq!(leading_f64(b"abc"), 0.0);
         assert_eq!(leading_f64(b"1e"), 1.0);
+    }
+
+    #[test]
+    fn float_format() {
+        assert_eq!(format_float(1.1f32 as f64), "1.1");
+        assert_eq!(format_float(3.4e38f32 as f64), "3.4e38");
+        assert_eq!(format_float(0.1f32 as f64), "0.1");
+        assert_eq!(format_float(1e15f32 as f64), "1e15");
+        assert_eq!(format_float(-2.5), "-2.5");
     }
 
     #[test]

@@ -180,8 +180,12 @@ pub fn write_rows(
         } else {
             // Strings go out from the value itself; only numbers are formatted (into
             // one reused buffer): no allocation per cell.
-            for v in row {
+            for (v, t) in row.iter().zip(&types) {
                 match v {
+                    Value::Double(d) if *t == ColumnType::Float => {
+                        let f = kiln_sql::value::format_float(*d);
+                        put_text_row(&mut io.wbuf, [Some(f.as_bytes())]);
+                    }
                     Value::Null => put_text_row(&mut io.wbuf, [None]),
                     Value::Str(s) => put_text_row(&mut io.wbuf, [Some(s.as_bytes())]),
                     Value::Bytes(b) => put_text_row(&mut io.wbuf, [Some(b.as_slice())]),
