@@ -154,12 +154,16 @@ pub fn format_double(d: f64) -> String {
     s
 }
 
-/// A FLOAT (single-precision) column's value as MySQL prints it: the shortest digits
-/// that identify the single-precision value, in `format_double`'s notation (a FLOAT
-/// holding 1.1 prints `1.1`, not the double 1.100000023841858).
+/// A FLOAT (single-precision) column's value as MySQL prints it: rounded to 6
+/// significant digits (FLT_DIG), in `format_double`'s notation — a FLOAT holding 1.1
+/// prints `1.1` (not the double 1.100000023841858), one holding 123456789 prints
+/// `123457000`.
 pub fn format_float(d: f64) -> String {
-    let shortest: f64 = format!("{}", d as f32).parse().unwrap_or(d);
-    format_double(shortest)
+    if !d.is_finite() {
+        return format_double(d);
+    }
+    let rounded: f64 = format!("{:.5e}", d as f32).parse().unwrap_or(d);
+    format_double(rounded)
 }
 
 #[cfg(test)]
@@ -181,6 +185,11 @@ mod tests {
         assert_eq!(format_float(0.1f32 as f64), "0.1");
         assert_eq!(format_float(1e15f32 as f64), "1e15");
         assert_eq!(format_float(-2.5), "-2.5");
+        assert_eq!(format_float(123456789.0), "123457000");
+        assert_eq!(format_float(16777217.0), "16777200");
+        assert_eq!(format_float(1234.5678), "1234.57");
+        assert_eq!(format_float(0.0001234567), "0.000123457");
+        assert_eq!(format_float(0.0), "0");
     }
 
     #[test]
