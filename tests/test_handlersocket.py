@@ -1135,6 +1135,23 @@ def test_kiln_deadlock_with_sql_reruns_batch(kiln_hs):
         c2.close()
 
 
+def test_kiln_idle_timeout_closes_connections(kiln_factory):
+    """handlersocket_timeout: an idle connection is closed after that many seconds; a
+    busy one is not."""
+    srv, _ = _start_kiln(kiln_factory, extra=["--handlersocket-timeout=1"])
+    srv.sql("CREATE DATABASE idle")
+    srv.sql("CREATE TABLE idle.t (id INT PRIMARY KEY)")
+    with srv.hs("rd", timeout=10) as idle, srv.hs("rd", timeout=10) as busy:
+        assert idle.open_index(1, "idle", "t", "PRIMARY", "id") == [b"0", b"1"]
+        assert busy.open_index(1, "idle", "t", "PRIMARY", "id") == [b"0", b"1"]
+        deadline = time.monotonic() + 3.5
+        while time.monotonic() < deadline:
+            assert busy.find(1, "=", [1]) == [b"0", b"1"]
+            time.sleep(0.2)
+        assert idle.closed_by_peer()
+        assert busy.find(1, "=", [1]) == [b"0", b"1"]
+
+
 def test_kiln_non_strict_mode_adjusts_values(kiln_factory):
     """Outside strict mode a value that does not fit is adjusted as INSERT would."""
     srv, _ = _start_kiln(kiln_factory, extra=["--sql-mode="])
