@@ -610,6 +610,100 @@ def test_update_expressions_and_multiple_columns(db):
     assert rows(c, "SELECT a FROM t WHERE id = 5") == [(2,)]
 
 
+def multi_tables(c):
+    run(c, "CREATE TABLE a (id INT PRIMARY KEY, v INT, s VARCHAR(10))")
+    run(c, "CREATE TABLE b (id INT PRIMARY KEY, a_id INT, w INT, UNIQUE KEY uw (w))")
+    run(c, "INSERT INTO a VALUES (1, 10, 'x'), (2, 20, 'y'), (3, 30, 'z')")
+    run(c, "INSERT INTO b VALUES (10, 1, 100), (11, 1, 110), (12, 2, 120), (13, 9, 130)")
+
+
+def test_multi_table_update_counts_without_and_with_found_rows(db):
+    c = db.conn
+    multi_tables(c)
+    # a 1 is matched by b 10 and b 11 but counts (and changes) once.
+    assert affected(c, "UPDATE a JOIN b ON a.id = b.a_id SET a.v = a.v + 1") == 2
+    assert info(c) == "Rows matched: 2  Changed: 2  Warnings: 0"
+    assert rows(c, "SELECT id, v FROM a ORDER BY id") == [(1, 11), (2, 21), (3, 30)]
+    # Two tables: matched counts the distinct rows of both; unchanged rows do not count.
+    n = affected(c, "UPDATE a JOIN b ON a.id = b.a_id SET a.v = 11, b.w = b.w + 1")
+    assert info(c) == "Rows matched: 5  Changed: 4  Warnings: 0"
+    assert n == 4
+    assert affected(c, "UPDATE a, b SET a.s = a.s WHERE a.id = b.a_id") == 0
+    assert info(c) == "Rows matched: 2  Changed: 0  Warnings: 0"
+    f = db.connect(client_flag=CLIENT.FOUND_ROWS)
+    assert affected(f, "UPDATE a JOIN b ON a.id = b.a_id SET a.v = 11, b.w = b.w + 1") == 5
+    assert info(f) == "Rows matched: 5  Changed: 3  Warnings: 0"
+    assert affected(f, "UPDATE a JOIN b ON a.id = b.a_id SET a.s = a.s") == 2
+    assert info(f) == "Rows matched: 2  Changed: 0  Warnings: 0"
+    # A non-strict truncation is a warning and counts in the info string.
+    run(c, "SET SESSION sql_mode = ''")
+    assert affected(c, "UPDATE a JOIN b ON a.id = b.a_id SET a.s = 'much too long'") == 2
+    assert info(c) == "Rows matched: 2  Changed: 2  Warnings: 2"
+    assert [w[1] for w in warnings(c)] == [1265, 1265]
+
+
+def test_multi_table_update_failing_midway_leaves_nothing(db):
+    c = db.conn
+    multi_tables(c)
+    before_a = rows(c, "SELECT * FROM a ORDER BY id")
+    before_b = rows(c, "SELECT * FROM b ORDER BY id")
+    # b 10 gets w = 120 (b 12 has it): 1062 after a's rows and possibly b 11 changed.
+    with pytest.raises(pymysql.err.IntegrityError) as e:
+        run(c, "UPDATE a JOIN b ON a.id = b.a_id SET a.v = 0, b.w = 120 - b.id + 10")
+    assert e.value.args[0] == 1062
+    assert rows(c, "SELECT * FROM a ORDER BY id") == before_a
+    assert rows(c, "SELECT * FROM b ORDER BY id") == before_b
+    # Inside a transaction: the failed statement is undone, the one before it stays.
+    run(c, "BEGIN")
+    run(c, "UPDATE a SET s = 'kept' WHERE id = 3")
+    with pytest.raises(pymysql.err.IntegrityError):
+        run(c, "UPDATE b JOIN a ON a.id = b.a_id SET a.v = -1, b.w = 130")
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        run(c, "DELETE x FROM a JOIN b ON a.id = b.a_id")
+    assert e.value.args[0] == 1109
+    run(c, "COMMIT")
+    assert rows(c, "SELECT * FROM a ORDER BY id") == [
+        (1, 10, "x"), (2, 20, "y"), (3, 30, "kept")]
+    assert rows(c, "SELECT * FROM b ORDER BY id") == before_b
+
+
+def test_multi_table_delete_counts_and_status(db):
+    c = db.conn
+    multi_tables(c)
+    com_upd, com_del = status(c, "Com_update_multi"), status(c, "Com_delete_multi")
+    deleted, updated = status(c, "Innodb_rows_deleted"), status(c, "Innodb_rows_updated")
+    run(c, "UPDATE a JOIN b ON a.id = b.a_id SET b.w = b.w + 1 WHERE a.id = 2")
+    assert status(c, "Innodb_rows_updated") >= updated + 1
+    # Both targets, a 1 matched twice: deleted once; affected = all rows deleted.
+    assert affected(c, "DELETE a, b FROM a JOIN b ON a.id = b.a_id WHERE a.id = 1") == 3
+    assert info(c) == ""
+    assert rows(c, "SELECT id FROM a ORDER BY id") == [(2,), (3,)]
+    assert rows(c, "SELECT id FROM b ORDER BY id") == [(12,), (13,)]
+    assert affected(c, "DELETE FROM b USING b LEFT JOIN a ON a.id = b.a_id WHERE a.id IS NULL") == 1
+    assert rows(c, "SELECT id FROM b") == [(12,)]
+    assert status(c, "Com_update_multi") == com_upd + 1
+    assert status(c, "Com_delete_multi") == com_del + 2
+    assert status(c, "Innodb_rows_deleted") >= deleted + 4
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        run(c, "UPDATE a JOIN b ON a.id = b.a_id SET a.v = 1 LIMIT 1")
+    assert e.value.args[0] == 1221
+    assert "Incorrect usage of UPDATE and LIMIT" in e.value.args[1]
+
+
+def test_multi_table_update_locks_the_rows_it_changes(db):
+    c = db.conn
+    multi_tables(c)
+    other = db.connect()
+    run(other, "SET SESSION innodb_lock_wait_timeout = 1")
+    run(c, "BEGIN")
+    run(c, "UPDATE a JOIN b ON a.id = b.a_id SET a.v = 0 WHERE b.id = 12")
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        run(other, "UPDATE a SET v = 5 WHERE id = 2")
+    assert e.value.args[0] == 1205
+    run(c, "ROLLBACK")
+    assert affected(other, "UPDATE a SET v = 5 WHERE id = 2") == 1
+
+
 # -- SELECT ------------------------------------------------------------------------
 
 

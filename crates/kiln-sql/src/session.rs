@@ -266,8 +266,10 @@ impl Session {
         self.diagnostics_total.min(u16::MAX as usize) as u16
     }
 
-    /// Records an error so SHOW WARNINGS / SHOW ERRORS list it.
+    /// Records an error so SHOW WARNINGS / SHOW ERRORS list it. ROW_COUNT() after a
+    /// failed statement (a syntax error too) is -1, as in MySQL.
     pub fn record_error(&mut self, e: &KilnError) {
+        self.row_count = -1;
         self.diagnostics.clear();
         self.diagnostics_total = 0;
         self.push_diagnostic(Level::Error, e.code, e.message.clone());
@@ -822,7 +824,9 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
                 "insert"
             }
         }
+        Stmt::Update(u) if crate::exec::dml_multi::is_multi_update(u) => "update_multi",
         Stmt::Update(_) => "update",
+        Stmt::Delete(d) if d.multi => "delete_multi",
         Stmt::Delete(_) => "delete",
         Stmt::CreateDatabase { .. } => "create_db",
         Stmt::DropDatabase { .. } => "drop_db",

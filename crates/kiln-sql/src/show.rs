@@ -291,6 +291,10 @@ fn status_rows(s: &mut Session, global: bool) -> Vec<Vec<Value>> {
             vals.push((format!("Com_{n}"), v.to_string()));
         }
     }
+    // Innodb_rows_* are server-wide in both scopes (as in MySQL).
+    for (n, v) in crate::status::row_values() {
+        vals.push((n, v.to_string()));
+    }
     vals.sort_by_key(|a| a.0.to_ascii_lowercase());
     vals.dedup_by(|a, b| a.0 == b.0);
     vals.into_iter()

@@ -16,6 +16,7 @@ pub const COM_NAMES: &[&str] = &[
     "create_table",
     "create_user",
     "delete",
+    "delete_multi",
     "do",
     "drop_db",
     "drop_index",
@@ -62,6 +63,7 @@ pub const COM_NAMES: &[&str] = &[
     "truncate",
     "unlock_tables",
     "update",
+    "update_multi",
 ];
 
 static COM: [ShardedCounter; COM_NAMES.len()] = [const { ShardedCounter::new() }; COM_NAMES.len()];

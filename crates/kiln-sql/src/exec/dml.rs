@@ -81,7 +81,7 @@ pub(crate) fn default_of(
 }
 
 /// Replaces `DEFAULT(col)` calls with the column's default value.
-fn default_functions(sess: &mut Session, h: &TableHandle, e: &Expr) -> Result<Expr> {
+pub(crate) fn default_functions(sess: &mut Session, h: &TableHandle, e: &Expr) -> Result<Expr> {
     let strict = sess.strict_mode();
     super::bind::rewrite(e, &mut |x| match x {
         Expr::Func { name, args } if name == "default" => match args.as_slice() {
@@ -558,7 +558,7 @@ fn bind_on_dup(
     })
 }
 
-fn same_value(a: &Value, b: &Value) -> bool {
+pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Null, Value::Null) => true,
         (Value::Str(x), Value::Str(y)) => x == y,
@@ -661,7 +661,7 @@ fn target_rows(
 }
 
 /// 1093: a subquery of an UPDATE/DELETE must not read the table being changed.
-fn check_target_not_in_subqueries(
+pub(crate) fn check_target_not_in_subqueries(
     sess: &Session,
     h: &TableHandle,
     exprs: &[Option<&Expr>],
@@ -708,14 +708,16 @@ fn check_target_not_in_subqueries(
 fn single_table(from: &[FromItem]) -> Result<(&TableName, Option<&String>)> {
     match from {
         [FromItem::Table { name, alias }] => Ok((name, alias.as_ref())),
-        _ => Err(KilnError::new(
-            ErrorKind::ER_NOT_SUPPORTED_YET,
-            &[&"multi-table UPDATE and DELETE"],
+        _ => Err(KilnError::internal(
+            "a single-table statement with several tables",
         )),
     }
 }
 
 pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
+    if super::dml_multi::is_multi_update(u) {
+        return super::dml_multi::update(sess, u);
+    }
     let (name, alias) = single_table(&u.tables)?;
     let h = resolve_table(sess, name)?;
     let alias = alias.cloned().unwrap_or_else(|| h.def.name.clone());
@@ -814,10 +816,7 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
 
 pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {
     if d.multi {
-        return Err(KilnError::new(
-            ErrorKind::ER_NOT_SUPPORTED_YET,
-            &[&"multi-table DELETE"],
-        ));
+        return super::dml_multi::delete(sess, d);
     }
     let (name, alias) = single_table(&d.from)?;
     let h = resolve_table(sess, name)?;

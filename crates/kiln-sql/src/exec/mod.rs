@@ -14,6 +14,7 @@ pub mod columns;
 pub mod correlate;
 pub mod ddl;
 pub mod dml;
+pub mod dml_multi;
 pub mod group;
 pub mod infoschema;
 pub mod select;

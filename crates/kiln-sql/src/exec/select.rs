@@ -243,7 +243,7 @@ pub fn read_table(
 }
 
 /// Two FROM items with the same name or alias: 1066.
-fn check_unique_aliases(from: &[FromItem]) -> Result<()> {
+pub(crate) fn check_unique_aliases(from: &[FromItem]) -> Result<()> {
     fn collect<'a>(item: &'a FromItem, out: &mut Vec<&'a str>) {
         match item {
             FromItem::Table { name, alias } => out.push(alias.as_deref().unwrap_or(&name.name)),
@@ -416,7 +416,7 @@ pub(crate) fn info_schema_relation(
     })
 }
 
-fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Result<Relation> {
+pub(crate) fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Result<Relation> {
     match item {
         FromItem::Table { name, alias } if is_info_schema(sess, name) => {
             info_schema_relation(sess, name, alias)
@@ -473,7 +473,7 @@ fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Result<Relati
 
 /// Nested-loop join of two materialized relations (hash join on equality conditions
 /// comes with the cost-based planner).
-fn join(
+pub(crate) fn join(
     sess: &mut Session,
     left: Relation,
     right: Relation,
