@@ -159,62 +159,27 @@ pub fn decode_row_masked(
     out: &mut Vec<Value>,
 ) -> Result<(), RowError> {
     out.clear();
-    if b.len() < 2 {
-        return Err(RowError("row too short"));
-    }
-    let n = u16::from_le_bytes([b[0], b[1]]) as usize;
-    let bitmap = b.get(2..2 + n.div_ceil(8)).ok_or(RowError("row bitmap"))?;
-    let mut i = 2 + n.div_ceil(8);
-    for (col, c) in columns.iter().enumerate() {
-        if col >= n {
-            out.push(missing(col));
-            continue;
-        }
-        if bitmap[col / 8] & (1 << (col % 8)) != 0 {
+    for_each_cell(columns, b, |col, cell| {
+        if needed.is_some_and(|m| !m[col]) && cell != Cell::Missing {
             out.push(Value::Null);
-            continue;
+            return;
         }
-        let v = match c {
-            Stored::Signed | Stored::Unsigned | Stored::Double => {
-                let raw: [u8; 8] = b
-                    .get(i..i + 8)
-                    .ok_or(RowError("row ends in a number"))?
-                    .try_into()
-                    .expect("8 bytes");
-                i += 8;
-                if needed.is_some_and(|m| !m[col]) {
-                    out.push(Value::Null);
-                    continue;
-                }
-                match c {
-                    Stored::Signed => Value::Int(i64::from_le_bytes(raw)),
-                    Stored::Unsigned => Value::UInt(u64::from_le_bytes(raw)),
-                    _ => Value::Double(f64::from_bits(u64::from_le_bytes(raw))),
-                }
-            }
-            _ => {
-                let len = get_varint(b, &mut i)? as usize;
-                let bytes = b
-                    .get(i..i.checked_add(len).ok_or(RowError("length"))?)
-                    .ok_or(RowError("row ends in a string"))?;
-                i += len;
-                if needed.is_some_and(|m| !m[col]) {
-                    out.push(Value::Null);
-                    continue;
-                }
-                match c {
-                    Stored::Decimal => Value::Decimal(String::from_utf8_lossy(bytes).into_owned()),
-                    Stored::Text => match std::str::from_utf8(bytes) {
-                        Ok(s) => Value::Str(s.to_string()),
-                        Err(_) => Value::Bytes(bytes.to_vec()),
-                    },
-                    _ => Value::Bytes(bytes.to_vec()),
-                }
-            }
-        };
-        out.push(v);
-    }
-    Ok(())
+        out.push(match cell {
+            Cell::Null => Value::Null,
+            Cell::Missing => missing(col),
+            Cell::Int(i) => Value::Int(i),
+            Cell::UInt(u) => Value::UInt(u),
+            Cell::Double(d) => Value::Double(d),
+            Cell::Bytes(bytes) => match columns[col] {
+                Stored::Decimal => Value::Decimal(String::from_utf8_lossy(bytes).into_owned()),
+                Stored::Text => match std::str::from_utf8(bytes) {
+                    Ok(s) => Value::Str(s.to_string()),
+                    Err(_) => Value::Bytes(bytes.to_vec()),
+                },
+                _ => Value::Bytes(bytes.to_vec()),
+            },
+        });
+    })
 }
 
 /// A column of a stored row, borrowed from the row's bytes (no allocation).
@@ -237,6 +202,15 @@ pub fn decode_cells<'a>(
     out: &mut Vec<Cell<'a>>,
 ) -> Result<(), RowError> {
     out.clear();
+    for_each_cell(columns, b, |_, cell| out.push(cell))
+}
+
+/// Walks a stored row, handing each column's cell to `f` in column order.
+fn for_each_cell<'a>(
+    columns: &[Stored],
+    b: &'a [u8],
+    mut f: impl FnMut(usize, Cell<'a>),
+) -> Result<(), RowError> {
     if b.len() < 2 {
         return Err(RowError("row too short"));
     }
@@ -245,14 +219,14 @@ pub fn decode_cells<'a>(
     let mut i = 2 + n.div_ceil(8);
     for (col, c) in columns.iter().enumerate() {
         if col >= n {
-            out.push(Cell::Missing);
+            f(col, Cell::Missing);
             continue;
         }
         if bitmap[col / 8] & (1 << (col % 8)) != 0 {
-            out.push(Cell::Null);
+            f(col, Cell::Null);
             continue;
         }
-        out.push(match c {
+        let cell = match c {
             Stored::Signed | Stored::Unsigned | Stored::Double => {
                 let raw: [u8; 8] = b
                     .get(i..i + 8)
@@ -274,7 +248,8 @@ pub fn decode_cells<'a>(
                 i += len;
                 Cell::Bytes(bytes)
             }
-        });
+        };
+        f(col, cell);
     }
     Ok(())
 }

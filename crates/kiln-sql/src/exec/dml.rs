@@ -803,15 +803,26 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             }
         }
         sess.rows_changed(&h, "updated", changed);
-        Ok(Outcome::Ok {
-            affected_rows: if found_rows { matched } else { changed },
-            last_insert_id: 0,
-            info: format!(
-                "Rows matched: {matched}  Changed: {changed}  Warnings: {}",
-                sess.warning_count()
-            ),
-        })
+        Ok(update_outcome(sess, matched, changed, found_rows))
     })
+}
+
+/// An UPDATE's OK: affected rows are the changed ones (the matched ones with
+/// CLIENT_FOUND_ROWS), info "Rows matched: M  Changed: C  Warnings: W".
+pub(crate) fn update_outcome(
+    sess: &Session,
+    matched: u64,
+    changed: u64,
+    found_rows: bool,
+) -> Outcome {
+    Outcome::Ok {
+        affected_rows: if found_rows { matched } else { changed },
+        last_insert_id: 0,
+        info: format!(
+            "Rows matched: {matched}  Changed: {changed}  Warnings: {}",
+            sess.warning_count()
+        ),
+    }
 }
 
 pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {

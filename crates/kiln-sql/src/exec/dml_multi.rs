@@ -368,14 +368,9 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             sess.rows_changed(&t.handle, "updated", changed_per[k]);
         }
         let changed: u64 = changed_per.iter().sum();
-        Ok(Outcome::Ok {
-            affected_rows: if found_rows { matched } else { changed },
-            last_insert_id: 0,
-            info: format!(
-                "Rows matched: {matched}  Changed: {changed}  Warnings: {}",
-                sess.warning_count()
-            ),
-        })
+        Ok(super::dml::update_outcome(
+            sess, matched, changed, found_rows,
+        ))
     })
 }
 
