@@ -6,9 +6,11 @@
 //! with MySQL's number and SQLSTATE unchanged.
 
 pub mod counter;
+pub mod epoll;
 pub mod error;
 pub mod key;
 pub mod limits;
 pub mod time;
+pub mod wait;
 
 pub use error::{ErrorKind, KilnError, Result};

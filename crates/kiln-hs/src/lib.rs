@@ -10,7 +10,6 @@
 //! docs/handlersocket.md.
 
 pub mod codec;
-pub mod epoll;
 pub mod exec;
 pub mod request;
 pub mod server;

@@ -29,15 +29,15 @@
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::codec::{Reply, find_line, strip_eol};
-use crate::epoll::{Epoll, READABLE, WRITABLE};
 use crate::exec::{ConnState, Executor};
 use crate::stats::HsStats;
+use kiln_common::epoll::{Epoll, EventFd, READABLE, WRITABLE};
 
 const INBOX_TOKEN: u64 = u64::MAX;
 const LINES_PER_CONN_PER_BATCH: usize = 1024;
@@ -59,42 +59,26 @@ pub struct WorkerShared {
 /// New connections for a worker, and the eventfd that wakes it.
 pub struct Inbox {
     streams: parking_lot::Mutex<Vec<TcpStream>>,
-    efd: RawFd,
+    efd: EventFd,
 }
 
 impl Inbox {
     pub fn new() -> io::Result<Inbox> {
-        // SAFETY: eventfd takes no pointers; the result is checked.
-        let efd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
-        if efd < 0 {
-            return Err(io::Error::last_os_error());
-        }
         Ok(Inbox {
             streams: parking_lot::Mutex::new(Vec::new()),
-            efd,
+            efd: EventFd::new()?,
         })
     }
 
     /// Hands a connection to the worker and wakes it.
     pub fn push(&self, s: TcpStream) {
         self.streams.lock().push(s);
-        let one: u64 = 1;
-        // SAFETY: writes 8 bytes from a live u64 to our eventfd.
-        unsafe { libc::write(self.efd, (&one as *const u64).cast(), 8) };
+        self.efd.signal();
     }
 
     fn take(&self) -> Vec<TcpStream> {
-        let mut n: u64 = 0;
-        // SAFETY: reads 8 bytes into a live u64 from our non-blocking eventfd.
-        unsafe { libc::read(self.efd, (&mut n as *mut u64).cast(), 8) };
+        self.efd.drain();
         std::mem::take(&mut *self.streams.lock())
-    }
-}
-
-impl Drop for Inbox {
-    fn drop(&mut self) {
-        // SAFETY: we own the descriptor and close it once.
-        unsafe { libc::close(self.efd) };
     }
 }
 
@@ -148,7 +132,7 @@ impl Worker {
         shutdown: Arc<AtomicBool>,
     ) -> io::Result<Worker> {
         let epoll = Epoll::new()?;
-        epoll.add(shared.inbox.efd, READABLE, INBOX_TOKEN)?;
+        epoll.add(shared.inbox.efd.fd(), READABLE, INBOX_TOKEN)?;
         Ok(Worker {
             epoll,
             scratch: vec![0; READ_CHUNK_BYTES],

@@ -13,6 +13,7 @@ pub mod datadir;
 pub mod errlog;
 pub mod hs;
 pub mod listener;
+pub mod pool;
 pub mod server;
 pub mod signals;
 pub mod storage;
@@ -93,5 +94,8 @@ impl kiln_sql::session::ServerHooks for StaticHooks {
     }
     fn is_admin(&self, user: &str, host: &str) -> bool {
         self.0.is_admin(user, host)
+    }
+    fn thread_pool_rows(&self, table: &str) -> Vec<Vec<kiln_sql::value::Value>> {
+        self.0.thread_pool_rows(table)
     }
 }

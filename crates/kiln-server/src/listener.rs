@@ -1,6 +1,8 @@
-//! Listeners: TCP (`bind_address:port`) and the Unix socket. Each accepted connection
-//! gets its own thread (`thread_handling=one-thread-per-connection`). Accept loops poll
-//! with a short timeout so shutdown stops them promptly.
+//! Listeners: TCP (`bind_address:port`), the Unix socket, and the admin port
+//! (`extra_port`). An accepted connection gets its own thread
+//! (`thread_handling=one-thread-per-connection`, and always on `extra_port`) or goes
+//! to the thread pool (`pool-of-threads`). Accept loops poll with a short timeout so
+//! shutdown stops them promptly.
 
 use std::io;
 use std::net::TcpListener;
@@ -17,6 +19,14 @@ use crate::server::Server;
 /// bounds recursion depth so this is ample).
 const CONNECTION_THREAD_STACK_BYTES: usize = 2 << 20;
 const POLL_INTERVAL_MS: i32 = 100;
+
+/// Sets the listen queue length (`back_log`): std binds with 128.
+pub fn set_backlog(fd: i32, backlog: u64) {
+    let n = backlog.clamp(1, i32::MAX as u64) as i32;
+    // SAFETY: listen() on a socket we own; calling it again on a listening socket
+    // only changes its backlog.
+    unsafe { libc::listen(fd, n) };
+}
 
 pub fn bind_tcp(addr: &str, port: u16) -> io::Result<TcpListener> {
     let host = if addr == "*" || addr.is_empty() {
@@ -61,13 +71,22 @@ fn wait_readable(fd: i32) -> bool {
     n > 0
 }
 
-fn spawn(server: &'static Server, socket: Socket, peer: Peer) {
+/// Where an accepted connection runs.
+fn dispatch(server: &'static Server, socket: Socket, peer: Peer, extra: bool) {
+    if !extra && let Some(pool) = server.pool.get() {
+        pool.add(socket, peer);
+    } else {
+        spawn(server, socket, peer, extra);
+    }
+}
+
+fn spawn(server: &'static Server, socket: Socket, peer: Peer, extra: bool) {
     let r = std::thread::Builder::new()
         .name("kiln-conn".into())
         .stack_size(CONNECTION_THREAD_STACK_BYTES)
         .spawn(move || {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                conn::serve(server, socket, peer)
+                conn::serve(server, socket, peer, extra)
             }));
             if r.is_err() {
                 server.stats.aborted_clients.inc();
@@ -81,7 +100,8 @@ fn spawn(server: &'static Server, socket: Socket, peer: Peer) {
     }
 }
 
-pub fn run_tcp(server: &'static Server, l: TcpListener) {
+/// Accepts on a TCP port; `extra`: the admin port (`extra_port`).
+pub fn run_tcp(server: &'static Server, l: TcpListener, extra: bool) {
     let fd = l.as_raw_fd();
     while !server.is_shutting_down() {
         if !wait_readable(fd) {
@@ -109,7 +129,7 @@ pub fn run_tcp(server: &'static Server, l: TcpListener) {
                         addr.port()
                     ),
                 };
-                spawn(server, Socket::Tcp(s), peer);
+                dispatch(server, Socket::Tcp(s), peer, extra);
             }
             Err(e)
                 if e.kind() == io::ErrorKind::WouldBlock
@@ -135,7 +155,7 @@ pub fn run_unix(server: &'static Server, l: UnixListener) {
                     ip: None,
                     display: "localhost".into(),
                 };
-                spawn(server, Socket::Unix(s), peer);
+                dispatch(server, Socket::Unix(s), peer, false);
             }
             Err(e)
                 if e.kind() == io::ErrorKind::WouldBlock

@@ -186,6 +186,14 @@ fn run(args: &[String]) -> Result<(), String> {
             format!("Can't start server: Bind on TCP/IP port {port} ({bind_address}): {e}. Is another server already running on this port?")
         })?)
     };
+    let extra_port = globals.u64("extra_port").unwrap_or(0) as u16;
+    let extra = if skip_networking || extra_port == 0 {
+        None
+    } else {
+        Some(listener::bind_tcp(&bind_address, extra_port).map_err(|e| {
+            format!("Can't start server: Bind on TCP/IP port {extra_port} ({bind_address}): {e}. Is another server already running on this port?")
+        })?)
+    };
     let unix = listener::bind_unix(&socket).map_err(|e| {
         format!(
             "Can't start server: cannot bind unix socket '{}': {e}",
@@ -203,15 +211,38 @@ fn run(args: &[String]) -> Result<(), String> {
         Some(trx.clone()),
         Some(dict),
     ));
+    if server.globals.string("thread_handling").as_deref() == Some("pool-of-threads") {
+        let size = match server.globals.u64("thread_pool_size").unwrap_or(0) {
+            0 => kiln_server::pool::cpu_count(),
+            n => n as usize,
+        };
+        server
+            .globals
+            .set_internal("thread_pool_size", Value::Int(size as i64));
+        let pool = kiln_server::pool::ThreadPool::start(server, size)?;
+        let _ = server.pool.set(pool);
+        errlog::system(&format!("thread pool: {size} thread groups"));
+    }
+    let back_log = server.globals.u64("back_log").unwrap_or(151);
     let mut threads = Vec::new();
     if let Some(l) = tcp {
+        listener::set_backlog(std::os::fd::AsRawFd::as_raw_fd(&l), back_log);
         threads.push(
             std::thread::Builder::new()
                 .name("kiln-tcp".into())
-                .spawn(move || listener::run_tcp(server, l))
+                .spawn(move || listener::run_tcp(server, l, false))
                 .map_err(|e| e.to_string())?,
         );
     }
+    if let Some(l) = extra {
+        threads.push(
+            std::thread::Builder::new()
+                .name("kiln-extra-port".into())
+                .spawn(move || listener::run_tcp(server, l, true))
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    listener::set_backlog(std::os::fd::AsRawFd::as_raw_fd(&unix), back_log);
     threads.push(
         std::thread::Builder::new()
             .name("kiln-unix".into())
@@ -259,6 +290,9 @@ fn run(args: &[String]) -> Result<(), String> {
         errlog::warning(&format!(
             "{left} connection(s) still open at shutdown; exiting anyway"
         ));
+    }
+    if let Some(pool) = server.pool.get() {
+        pool.stop();
     }
     kiln_server::storage::shutdown(&engine, &trx);
     let _ = std::fs::remove_file(&socket);

@@ -52,6 +52,11 @@ pub struct ConnShared {
     pub id: u64,
     pub interrupt: Arc<AtomicU8>,
     pub closer: Closer,
+    /// Came in on `extra_port`: counted against `extra_max_connections`.
+    pub extra: bool,
+    /// The account (user, host pattern) it is counted under for
+    /// `max_user_connections`, once authenticated.
+    pub account: Mutex<Option<(String, String)>>,
     pub state: Mutex<ProcState>,
 }
 
@@ -81,6 +86,12 @@ pub struct Server {
     /// The HandlerSocket listener, when configured.
     pub hs: Mutex<Option<kiln_hs::server::HsServer>>,
     conns: Mutex<HashMap<u64, Arc<ConnShared>>>,
+    /// Live connections that came in on `extra_port` (part of `conns`).
+    extra_conns: AtomicU64,
+    /// Live connections per account, for `max_user_connections`.
+    account_conns: Mutex<HashMap<(String, String), u64>>,
+    /// The thread pool, when `thread_handling=pool-of-threads`.
+    pub pool: std::sync::OnceLock<Arc<crate::pool::ThreadPool>>,
     next_id: AtomicU64,
     started: Instant,
     shutting_down: AtomicBool,
@@ -108,6 +119,9 @@ impl Server {
             stats: ServerStats::default(),
             hs: Mutex::new(None),
             conns: Mutex::new(HashMap::new()),
+            extra_conns: AtomicU64::new(0),
+            account_conns: Mutex::new(HashMap::new()),
+            pool: std::sync::OnceLock::new(),
             next_id: AtomicU64::new(1),
             started: Instant::now(),
             shutting_down: AtomicBool::new(false),
@@ -120,12 +134,22 @@ impl Server {
     }
 
     /// Adds a connection; refuses when `max_connections` (+1 reserved for an admin,
-    /// as MySQL reserves one for SUPER) is reached.
+    /// as MySQL reserves one for SUPER) is reached — or, for a connection on
+    /// `extra_port`, when `extra_max_connections` are open there.
     pub fn register(&self, c: Arc<ConnShared>) -> bool {
-        let max = self.globals.u64("max_connections").unwrap_or(151) as usize;
         let mut m = self.conns.lock();
-        if m.len() > max {
-            return false;
+        let extra = self.extra_conns.load(Ordering::Relaxed);
+        if c.extra {
+            let max = self.globals.u64("extra_max_connections").unwrap_or(1);
+            if extra >= max {
+                return false;
+            }
+            self.extra_conns.fetch_add(1, Ordering::Relaxed);
+        } else {
+            let max = self.globals.u64("max_connections").unwrap_or(151);
+            if m.len() as u64 - extra > max {
+                return false;
+            }
         }
         m.insert(c.id, c);
         let n = m.len() as u64;
@@ -135,8 +159,48 @@ impl Server {
         true
     }
 
-    pub fn unregister(&self, id: u64) {
-        self.conns.lock().remove(&id);
+    pub fn unregister(&self, c: &ConnShared) {
+        if self.conns.lock().remove(&c.id).is_some() && c.extra {
+            self.extra_conns.fetch_sub(1, Ordering::Relaxed);
+        }
+        if let Some(account) = c.account.lock().take() {
+            let mut m = self.account_conns.lock();
+            if let Some(n) = m.get_mut(&account) {
+                *n -= 1;
+                if *n == 0 {
+                    m.remove(&account);
+                }
+            }
+        }
+    }
+
+    /// Counts an authenticated connection under its account (replacing the one it
+    /// was counted under, after COM_CHANGE_USER), refusing it when the account is at
+    /// `max_user_connections` (error 1203).
+    pub fn admit_account(&self, c: &ConnShared, account: &(String, String)) -> Result<()> {
+        let limit = self.globals.u64("max_user_connections").unwrap_or(0);
+        let mut slot = c.account.lock();
+        let mut m = self.account_conns.lock();
+        if slot.as_ref() == Some(account) {
+            return Ok(());
+        }
+        let n = m.get(account).copied().unwrap_or(0);
+        if limit > 0 && n >= limit {
+            return Err(KilnError::new(
+                ErrorKind::ER_TOO_MANY_USER_CONNECTIONS,
+                &[&account.0],
+            ));
+        }
+        *m.entry(account.clone()).or_insert(0) += 1;
+        if let Some(old) = slot.replace(account.clone())
+            && let Some(k) = m.get_mut(&old)
+        {
+            *k -= 1;
+            if *k == 0 {
+                m.remove(&old);
+            }
+        }
+        Ok(())
     }
 
     pub fn connection_count(&self) -> usize {
@@ -292,6 +356,13 @@ impl ServerHooks for Server {
             ("Opened_tables".to_string(), "0".to_string()),
             ("Open_tables".to_string(), "0".to_string()),
         ];
+        match self.pool.get() {
+            Some(p) => v.extend(p.status()),
+            None => {
+                v.push(("Threadpool_idle_threads".into(), "0".into()));
+                v.push(("Threadpool_threads".into(), "0".into()));
+            }
+        }
         if let Some(hs) = self.hs.lock().as_ref() {
             for (name, n) in hs.stats.values() {
                 v.push((name.to_string(), n.to_string()));
@@ -427,6 +498,12 @@ impl ServerHooks for Server {
         }
         self.accounts.drop_account(&user.user, &user.host)?;
         Ok(None)
+    }
+
+    fn thread_pool_rows(&self, table: &str) -> Vec<Vec<kiln_sql::value::Value>> {
+        self.pool
+            .get()
+            .map_or_else(Vec::new, |p| p.table_rows(table))
     }
 
     fn is_admin(&self, user: &str, _host: &str) -> bool {

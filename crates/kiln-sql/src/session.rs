@@ -94,6 +94,9 @@ pub trait ServerHooks: Send + Sync {
     fn drop_user(&self, user: &UserSpec, if_exists: bool) -> Result<Option<Diagnostic>>;
     /// Whether `user@host` (an account) may run administrative statements (SUPER-like).
     fn is_admin(&self, user: &str, host: &str) -> bool;
+    /// Rows of information_schema.THREAD_POOL_GROUPS, _QUEUES, _STATS or _WAITS
+    /// (columns as `exec::infoschema` lists them); none without a thread pool.
+    fn thread_pool_rows(&self, table: &str) -> Vec<Vec<crate::value::Value>>;
 }
 
 /// Per-session statement counters (SHOW SESSION STATUS).
@@ -945,6 +948,7 @@ impl Env for Session {
     }
 
     fn sleep_interruptible(&mut self, seconds: f64) -> bool {
+        let _wait = kiln_common::wait::begin(kiln_common::wait::WaitKind::Sleep);
         let deadline =
             std::time::Instant::now() + std::time::Duration::from_secs_f64(seconds.min(1e7));
         loop {

@@ -51,19 +51,30 @@ pub struct Conn {
     pub read_timeout_secs: u64,
 }
 
-enum Flow {
+/// Whether the connection goes on after a command.
+pub enum Flow {
     Continue,
     Close,
 }
 
+/// The thread-per-connection loop: commands back to back until the connection ends.
 pub fn run(server: &'static Server, io: &mut PacketIo, conn: &mut Conn) {
-    loop {
-        if conn.session.interrupt.load(Ordering::Relaxed) == INTERRUPT_CONNECTION
-            || server.is_shutting_down()
-        {
-            return;
-        }
-        set_state(conn, "Sleep", None);
+    while let Flow::Continue = step(server, io, conn) {}
+}
+
+/// Reads one command, runs it and answers. The thread-per-connection loop calls it
+/// back to back; the thread pool calls it each time the socket turns readable (or
+/// still holds a pipelined command).
+pub fn step(server: &'static Server, io: &mut PacketIo, conn: &mut Conn) -> Flow {
+    if conn.session.interrupt.load(Ordering::Relaxed) == INTERRUPT_CONNECTION
+        || server.is_shutting_down()
+    {
+        return Flow::Close;
+    }
+    if !io.is_pooled() {
+        // The thread blocks in read() while the connection is idle: wait_timeout is
+        // the socket's read timeout. (The pool enforces it with its timer instead,
+        // and its sockets time out after net_read_timeout mid-packet.)
         let wait = server
             .globals
             .u64_session(&*conn.session.vars, "wait_timeout")
@@ -79,56 +90,56 @@ pub fn run(server: &'static Server, io: &mut PacketIo, conn: &mut Conn) {
                 .set_read_timeout(Some(Duration::from_secs(wait)));
             conn.read_timeout_secs = wait;
         }
-        io.seq = 0;
-        let packet = match io.read_packet() {
-            Ok(p) => p,
-            Err(ReadError::Closed) => {
-                server.stats.aborted_clients.inc();
-                return;
-            }
-            Err(ReadError::Timeout) => {
-                server.stats.aborted_clients.inc();
-                note(conn, "Got timeout reading communication packets");
-                return;
-            }
-            Err(ReadError::TooLarge) => {
-                send_error(io, conn, &ErrorKind::ER_NET_PACKET_TOO_LARGE.into());
-                io.discard_input(1 << 30, Duration::from_secs(2));
-                server.stats.aborted_clients.inc();
-                note(conn, "Got a packet bigger than 'max_allowed_packet' bytes");
-                return;
-            }
-            Err(ReadError::OutOfOrder) => {
-                send_error(io, conn, &ErrorKind::ER_NET_PACKETS_OUT_OF_ORDER.into());
-                let _ = io.flush();
-                server.stats.aborted_clients.inc();
-                note(conn, "Got packets out of order");
-                return;
-            }
-            Err(ReadError::Truncated) | Err(ReadError::Io(_)) => {
-                server.stats.aborted_clients.inc();
-                if conn.session.interrupt.load(Ordering::Relaxed) != INTERRUPT_CONNECTION
-                    && !server.is_shutting_down()
-                {
-                    note(conn, "Got an error reading communication packets");
-                }
-                return;
-            }
-        };
-        server.stats.threads_running.inc();
-        let flow = dispatch(server, io, conn, &packet.payload);
-        server.stats.threads_running.sub(1);
-        if io.flush().is_err() {
-            server.stats.aborted_clients.inc();
-            return;
-        }
-        if matches!(flow, Flow::Close) {
-            return;
-        }
     }
+    io.seq = 0;
+    let packet = match io.read_packet() {
+        Ok(p) => p,
+        Err(ReadError::Closed) => {
+            server.stats.aborted_clients.inc();
+            return Flow::Close;
+        }
+        Err(ReadError::Timeout) => {
+            server.stats.aborted_clients.inc();
+            note(conn, "Got timeout reading communication packets");
+            return Flow::Close;
+        }
+        Err(ReadError::TooLarge) => {
+            send_error(io, conn, &ErrorKind::ER_NET_PACKET_TOO_LARGE.into());
+            io.discard_input(1 << 30, Duration::from_secs(2));
+            server.stats.aborted_clients.inc();
+            note(conn, "Got a packet bigger than 'max_allowed_packet' bytes");
+            return Flow::Close;
+        }
+        Err(ReadError::OutOfOrder) => {
+            send_error(io, conn, &ErrorKind::ER_NET_PACKETS_OUT_OF_ORDER.into());
+            let _ = io.flush();
+            server.stats.aborted_clients.inc();
+            note(conn, "Got packets out of order");
+            return Flow::Close;
+        }
+        Err(ReadError::Truncated) | Err(ReadError::Io(_)) => {
+            server.stats.aborted_clients.inc();
+            if conn.session.interrupt.load(Ordering::Relaxed) != INTERRUPT_CONNECTION
+                && !server.is_shutting_down()
+            {
+                note(conn, "Got an error reading communication packets");
+            }
+            return Flow::Close;
+        }
+    };
+    server.stats.threads_running.inc();
+    let flow = dispatch(server, io, conn, &packet.payload);
+    server.stats.threads_running.sub(1);
+    if io.flush().is_err() {
+        server.stats.aborted_clients.inc();
+        return Flow::Close;
+    }
+    set_state(conn, "Sleep", None);
+    flow
 }
 
-fn note(conn: &Conn, what: &str) {
+/// Logs "Aborted connection ..." at note level, as MySQL does (log_error_verbosity 3).
+pub fn note(conn: &Conn, what: &str) {
     errlog::log(
         errlog::Severity::Note,
         conn.session.connection_id,
@@ -549,6 +560,12 @@ fn change_user(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, body
     );
     match res {
         Ok(Some(acct)) => {
+            if let Some(s) = &conn.shared
+                && let Err(e) = server.admit_account(s, &(acct.user.clone(), acct.host.clone()))
+            {
+                send_error(io, conn, &e);
+                return Flow::Close;
+            }
             conn.session.reset();
             conn.stmts.clear();
             conn.session.user = user;

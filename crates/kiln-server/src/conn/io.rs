@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
+use kiln_common::wait;
 use kiln_mysql::packet::{self, Packet, PacketDecoder, PacketError, PacketStart};
 
 /// Read buffer growth step.
@@ -49,6 +50,27 @@ impl Socket {
 
     pub fn is_unix(&self) -> bool {
         matches!(self, Socket::Unix(_))
+    }
+
+    pub fn raw_fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsRawFd;
+        match self {
+            Socket::Tcp(s) => s.as_raw_fd(),
+            Socket::Unix(s) => s.as_raw_fd(),
+        }
+    }
+
+    /// Whether a read would return at once (data, EOF or an error is pending).
+    fn readable_now(&self) -> bool {
+        let mut p = libc::pollfd {
+            fd: self.raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: `p` is a valid pollfd for the duration of the call; nfds is 1 and
+        // the timeout 0, so the call never blocks.
+        let n = unsafe { libc::poll(&mut p, 1, 0) };
+        n != 0
     }
 }
 
@@ -149,6 +171,11 @@ pub struct PacketIo {
     pub seq: u8,
     pub bytes_received: u64,
     pub bytes_sent: u64,
+    /// Run by the thread pool: socket reads and large writes that may block are
+    /// announced to the scheduler (`kiln_common::wait`).
+    pooled: bool,
+    /// The pool's listener saw the socket readable: the next read returns at once.
+    pub input_ready: bool,
 }
 
 impl PacketIo {
@@ -161,7 +188,29 @@ impl PacketIo {
             seq: 0,
             bytes_received: 0,
             bytes_sent: 0,
+            pooled: false,
+            input_ready: false,
         }
+    }
+
+    /// Marks this connection as run by the thread pool (see `pooled`).
+    pub fn set_pooled(&mut self) {
+        self.pooled = true;
+    }
+
+    pub fn is_pooled(&self) -> bool {
+        self.pooled
+    }
+
+    /// Announces a wait for the network if the next socket read could block.
+    fn read_wait(&mut self) -> Option<wait::WaitGuard> {
+        if !self.pooled || std::mem::take(&mut self.input_ready) {
+            return None;
+        }
+        if self.stream.socket().readable_now() {
+            return None;
+        }
+        Some(wait::begin(wait::WaitKind::Net))
     }
 
     pub fn socket(&self) -> &Socket {
@@ -236,7 +285,10 @@ impl PacketIo {
                 .clamp(1, READ_CHUNK_BYTES * 4);
             let start = self.rbuf.len();
             self.rbuf.resize(start + want.max(READ_CHUNK_BYTES), 0);
-            let r = self.stream.read(&mut self.rbuf[start..]);
+            let r = {
+                let _wait = self.read_wait();
+                self.stream.read(&mut self.rbuf[start..])
+            };
             match r {
                 Ok(0) => {
                     self.rbuf.truncate(start);
@@ -271,9 +323,19 @@ impl PacketIo {
         }
     }
 
-    /// Whether unread bytes are buffered (a pipelining client).
-    pub fn has_buffered_input(&self) -> bool {
-        !self.rbuf.is_empty()
+    /// Whether unread bytes are buffered (a pipelining client), here or as TLS
+    /// plaintext inside rustls: then the socket may never turn readable again for them.
+    pub fn has_buffered_input(&mut self) -> bool {
+        if !self.rbuf.is_empty() {
+            return true;
+        }
+        match &mut self.stream {
+            Stream::Plain(_) => false,
+            Stream::Tls(t) => t
+                .conn
+                .process_new_packets()
+                .map_or(true, |s| s.plaintext_bytes_to_read() > 0),
+        }
     }
 
     /// Queues one packet with the next sequence id.
@@ -294,6 +356,9 @@ impl PacketIo {
     pub fn flush(&mut self) -> io::Result<()> {
         if !self.wbuf.is_empty() {
             let n = self.wbuf.len();
+            // A large answer may fill the socket buffer and wait for the client.
+            let _wait =
+                (self.pooled && n >= WRITE_FLUSH_BYTES).then(|| wait::begin(wait::WaitKind::Net));
             self.stream.write_all(&self.wbuf)?;
             self.bytes_sent += n as u64;
             self.wbuf.clear();

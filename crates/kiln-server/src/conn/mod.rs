@@ -33,16 +33,42 @@ pub struct Peer {
     pub display: String,
 }
 
-/// Runs a connection to completion. Never panics the process: a panic inside is caught
-/// by the thread boundary in `listener`, logged, and counted as an aborted client.
-pub fn serve(server: &'static Server, socket: Socket, peer: Peer) {
+/// An authenticated connection between commands: what a thread-per-connection
+/// thread keeps on its stack, and what the thread pool parks while the client is
+/// idle.
+pub struct Open {
+    pub io: PacketIo,
+    pub conn: command::Conn,
+    pub shared: Arc<ConnShared>,
+}
+
+/// Runs a connection to completion on the calling thread. Never panics the process:
+/// a panic inside is caught by the thread boundary in `listener`, logged, and
+/// counted as an aborted client.
+pub fn serve(server: &'static Server, socket: Socket, peer: Peer, extra: bool) {
+    if let Some(mut open) = open(server, socket, peer, extra, false) {
+        command::run(server, &mut open.io, &mut open.conn);
+        close(server, open);
+    }
+}
+
+/// Accepts a connection: registration (max_connections), the handshake and
+/// authentication, then the per-account limits. None when the connection ended
+/// (refused, failed, or shut down); it is then already unregistered and counted.
+pub fn open(
+    server: &'static Server,
+    socket: Socket,
+    peer: Peer,
+    extra: bool,
+    pooled: bool,
+) -> Option<Open> {
     let id = server.next_connection_id();
     server.stats.connections.inc();
     let closer = match socket.closer() {
         Ok(c) => c,
         Err(e) => {
             errlog::warning(&format!("connection {id}: cannot clone socket: {e}"));
-            return;
+            return None;
         }
     };
     let interrupt = Arc::new(AtomicU8::new(0));
@@ -50,6 +76,8 @@ pub fn serve(server: &'static Server, socket: Socket, peer: Peer) {
         id,
         interrupt: interrupt.clone(),
         closer,
+        extra,
+        account: Mutex::new(None),
         state: Mutex::new(ProcState {
             user: "unauthenticated user".into(),
             host: peer.display.clone(),
@@ -64,6 +92,9 @@ pub fn serve(server: &'static Server, socket: Socket, peer: Peer) {
     // Handshake packets are small; a peer announcing more is refused before it is
     // buffered. The real limit applies from the command phase on.
     let mut io = PacketIo::new(socket, HANDSHAKE_PACKET_BYTES_MAX);
+    if pooled {
+        io.set_pooled();
+    }
     let connect_timeout =
         Duration::from_secs(server.globals.u64("connect_timeout").unwrap_or(10).max(1));
     let _ = io.socket().set_read_timeout(Some(connect_timeout));
@@ -74,45 +105,59 @@ pub fn serve(server: &'static Server, socket: Socket, peer: Peer) {
     if server.is_shutting_down() {
         encode::write_err(&mut io, 1053, b"08S01", "Server shutdown in progress");
         let _ = io.flush();
-        return;
+        return None;
     }
     if !server.register(shared.clone()) {
         server.stats.aborted_connects.inc();
         let e = kiln_common::KilnError::from(ErrorKind::ER_CON_COUNT_ERROR);
         encode::write_err(&mut io, e.code, &e.sqlstate, &e.message);
         let _ = io.flush();
-        return;
+        return None;
     }
     let result = auth::handshake(server, &mut io, id, &peer, interrupt.clone());
-    match result {
-        Ok(mut conn) => {
-            io.set_max_packet_bytes(max_packet);
-            {
-                let mut st = shared.state.lock();
-                st.user = conn.session.user.clone();
-                st.db = conn.session.database.clone();
-                st.command = "Sleep";
-                st.since = Instant::now();
-                st.tls = io.tls_version().zip(io.tls_cipher());
+    let failure = match result {
+        Ok(mut conn) => match server.admit_account(&shared, &conn.session.account) {
+            Ok(()) => {
+                io.set_max_packet_bytes(max_packet);
+                {
+                    let mut st = shared.state.lock();
+                    st.user = conn.session.user.clone();
+                    st.db = conn.session.database.clone();
+                    st.command = "Sleep";
+                    st.since = Instant::now();
+                    st.tls = io.tls_version().zip(io.tls_cipher());
+                }
+                conn.shared = Some(shared.clone());
+                return Some(Open { io, conn, shared });
             }
-            conn.shared = Some(shared.clone());
-            command::run(server, &mut io, &mut conn);
-        }
-        Err(why) => {
-            server.stats.aborted_connects.inc();
-            if let Some(why) = why {
-                errlog::log(
-                    errlog::Severity::Note,
-                    id,
-                    &format!(
-                        "Aborted connection {id} to db: 'unconnected' user: 'unauthenticated' host: '{}' ({why})",
-                        peer.host
-                    ),
-                );
+            Err(e) => {
+                encode::write_err(&mut io, e.code, &e.sqlstate, &e.message);
+                let _ = io.flush();
+                Some(e.message)
             }
-        }
+        },
+        Err(why) => why,
+    };
+    server.stats.aborted_connects.inc();
+    if let Some(why) = failure {
+        errlog::log(
+            errlog::Severity::Note,
+            id,
+            &format!(
+                "Aborted connection {id} to db: 'unconnected' user: 'unauthenticated' host: '{}' ({why})",
+                peer.host
+            ),
+        );
     }
     server.stats.bytes_received.add(io.bytes_received);
     server.stats.bytes_sent.add(io.bytes_sent);
-    server.unregister(id);
+    server.unregister(&shared);
+    None
+}
+
+/// Ends a connection: its byte counts go to the server's, and it leaves the registry.
+pub fn close(server: &'static Server, open: Open) {
+    server.stats.bytes_received.add(open.io.bytes_received);
+    server.stats.bytes_sent.add(open.io.bytes_sent);
+    server.unregister(&open.shared);
 }

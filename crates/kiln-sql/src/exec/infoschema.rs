@@ -49,8 +49,56 @@ pub const TABLES: &[&str] = &[
     "STATISTICS",
     "TABLES",
     "TABLE_CONSTRAINTS",
+    "THREAD_POOL_GROUPS",
+    "THREAD_POOL_QUEUES",
+    "THREAD_POOL_STATS",
+    "THREAD_POOL_WAITS",
     "TRIGGERS",
     "VIEWS",
+];
+
+/// The thread pool's tables, with MariaDB's column names (rows from the server).
+const THREAD_POOL_TABLES: &[(&str, &[&str])] = &[
+    (
+        "THREAD_POOL_GROUPS",
+        &[
+            "GROUP_ID",
+            "CONNECTIONS",
+            "THREADS",
+            "ACTIVE_THREADS",
+            "STANDBY_THREADS",
+            "QUEUE_LENGTH",
+            "HAS_LISTENER",
+            "IS_STALLED",
+        ],
+    ),
+    (
+        "THREAD_POOL_QUEUES",
+        &[
+            "GROUP_ID",
+            "POSITION",
+            "PRIORITY",
+            "CONNECTION_ID",
+            "QUEUEING_TIME_MICROSECONDS",
+        ],
+    ),
+    (
+        "THREAD_POOL_STATS",
+        &[
+            "GROUP_ID",
+            "THREAD_CREATIONS",
+            "THREAD_CREATIONS_DUE_TO_STALL",
+            "WAKES",
+            "WAKES_DUE_TO_STALL",
+            "THROTTLES",
+            "STALLS",
+            "POLLS_BY_LISTENER",
+            "POLLS_BY_WORKER",
+            "DEQUEUES_BY_LISTENER",
+            "DEQUEUES_BY_WORKER",
+        ],
+    ),
+    ("THREAD_POOL_WAITS", &["REASON", "COUNT"]),
 ];
 
 fn tables(sess: &mut Session) -> Result<Vec<std::sync::Arc<TableHandle>>> {
@@ -569,6 +617,15 @@ pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
             "ROUTINE_DEFINITION",
             "DEFINER",
         ]),
+        t if t.starts_with("THREAD_POOL_") => {
+            let Some((name, columns)) = THREAD_POOL_TABLES.iter().find(|(n, _)| *n == t) else {
+                return Ok(None);
+            };
+            Virtual {
+                columns: columns.to_vec(),
+                rows: sess.server.thread_pool_rows(name),
+            }
+        }
         "TRIGGERS" => empty(&[
             "TRIGGER_CATALOG",
             "TRIGGER_SCHEMA",

@@ -723,7 +723,10 @@ impl BufferPool {
                 buf: &mut w.0,
             })
             .collect();
-        let res = self.io.read_all(&mut ops);
+        let res = {
+            let _wait = kiln_common::wait::begin(kiln_common::wait::WaitKind::DiskIo);
+            self.io.read_all(&mut ops)
+        };
         drop(ops);
         let mut read = 0;
         for (id, inst_no, pin, w) in claimed {
@@ -767,8 +770,11 @@ impl BufferPool {
     fn read_page(&self, id: PageId, buf: &mut [u8; PAGE_SIZE]) -> Result<(), BufError> {
         let file = self.file(id.space)?;
         self.stats.reads.inc();
-        file.read_at(buf, id.page_no as u64 * PAGE_SIZE as u64)
-            .map_err(|e| BufError::Io(id, e))?;
+        {
+            let _wait = kiln_common::wait::begin(kiln_common::wait::WaitKind::DiskIo);
+            file.read_at(buf, id.page_no as u64 * PAGE_SIZE as u64)
+                .map_err(|e| BufError::Io(id, e))?;
+        }
         page::verify(buf, id).map_err(|e| BufError::Corrupt(id, e))
     }
 

@@ -407,6 +407,8 @@ impl Log {
         // Leader/follower: one thread writes and fsyncs everything buffered; the
         // others sleep until it is done and usually find their LSN covered. (A plain
         // mutex lets the finishing leader barge back in with one group at a time.)
+        // Leader or follower, the thread now waits for the disk.
+        let _wait = kiln_common::wait::begin(kiln_common::wait::WaitKind::GroupCommit);
         {
             let mut busy = self.flushing.lock();
             loop {

@@ -368,6 +368,7 @@ impl LockSys {
         }
         let deadline = started + timeout;
         let outcome = {
+            let _wait = kiln_common::wait::begin(kiln_common::wait::WaitKind::RowLock);
             let mut st = waiter.state.lock();
             while *st == WaitState::Waiting {
                 if waiter.cv.wait_until(&mut st, deadline).timed_out() {

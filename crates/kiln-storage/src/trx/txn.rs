@@ -250,6 +250,7 @@ impl Trx {
             // Purge far behind (innodb_max_purge_lag): new writers wait a little.
             let delay = self.te.purge_lag_delay();
             if !delay.is_zero() {
+                let _wait = kiln_common::wait::begin(kiln_common::wait::WaitKind::Sleep);
                 std::thread::sleep(delay);
             }
         }

@@ -1,11 +1,16 @@
-//! A minimal level-triggered epoll wrapper (Linux): registration by token and a wait
-//! that fills a reusable event buffer.
+//! A minimal epoll wrapper (Linux): registration by token, a wait that fills a
+//! reusable event buffer, and an eventfd to wake a thread blocked in that wait.
+//! Used by the HandlerSocket workers (level-triggered) and the thread pool's
+//! listeners (one-shot: a connection is reported once, then re-armed by the worker
+//! that ran it).
 
 use std::io;
 use std::os::fd::RawFd;
 
 pub const READABLE: u32 = libc::EPOLLIN as u32 | libc::EPOLLRDHUP as u32;
 pub const WRITABLE: u32 = libc::EPOLLOUT as u32;
+/// Report the descriptor once, then disable it until `modify` re-arms it.
+pub const ONESHOT: u32 = libc::EPOLLONESHOT as u32;
 
 pub struct Epoll {
     fd: RawFd,
@@ -72,6 +77,47 @@ impl Drop for Epoll {
     }
 }
 
+/// A non-blocking eventfd: `signal` from any thread makes it readable (and wakes an
+/// epoll wait it is registered in) until `drain`.
+pub struct EventFd {
+    fd: RawFd,
+}
+
+impl EventFd {
+    pub fn new() -> io::Result<EventFd> {
+        // SAFETY: eventfd takes no pointers; the result is checked.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(EventFd { fd })
+    }
+
+    pub fn fd(&self) -> RawFd {
+        self.fd
+    }
+
+    pub fn signal(&self) {
+        let one: u64 = 1;
+        // SAFETY: writes 8 bytes from a live u64 to our eventfd. A full counter
+        // (2^64-2 signals pending) fails with EAGAIN, which is still "signalled".
+        unsafe { libc::write(self.fd, (&one as *const u64).cast(), 8) };
+    }
+
+    pub fn drain(&self) {
+        let mut n: u64 = 0;
+        // SAFETY: reads 8 bytes into a live u64 from our non-blocking eventfd.
+        unsafe { libc::read(self.fd, (&mut n as *mut u64).cast(), 8) };
+    }
+}
+
+impl Drop for EventFd {
+    fn drop(&mut self) {
+        // SAFETY: we own the descriptor and close it once.
+        unsafe { libc::close(self.fd) };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,5 +137,33 @@ mod tests {
         let tok = evs[0].u64;
         assert_eq!(tok, 42);
         ep.delete(b.as_raw_fd()).unwrap();
+    }
+
+    #[test]
+    fn oneshot_reports_once_until_rearmed() {
+        let ep = Epoll::new().unwrap();
+        let (mut a, b) = UnixStream::pair().unwrap();
+        ep.add(b.as_raw_fd(), READABLE | ONESHOT, 7).unwrap();
+        a.write_all(b"x").unwrap();
+        let mut evs = Vec::with_capacity(8);
+        assert_eq!(ep.wait(&mut evs, 1000).unwrap(), 1);
+        // Still readable, but disabled until re-armed.
+        assert_eq!(ep.wait(&mut evs, 0).unwrap(), 0);
+        ep.modify(b.as_raw_fd(), READABLE | ONESHOT, 7).unwrap();
+        assert_eq!(ep.wait(&mut evs, 1000).unwrap(), 1);
+    }
+
+    #[test]
+    fn eventfd_wakes_a_wait_until_drained() {
+        let ep = Epoll::new().unwrap();
+        let efd = EventFd::new().unwrap();
+        ep.add(efd.fd(), READABLE, 1).unwrap();
+        let mut evs = Vec::with_capacity(8);
+        assert_eq!(ep.wait(&mut evs, 0).unwrap(), 0);
+        efd.signal();
+        efd.signal();
+        assert_eq!(ep.wait(&mut evs, 1000).unwrap(), 1);
+        efd.drain();
+        assert_eq!(ep.wait(&mut evs, 0).unwrap(), 0);
     }
 }

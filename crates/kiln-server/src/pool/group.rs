@@ -1,0 +1,646 @@
+//! One thread group: its epoll set, its queues of ready work, its workers, and the
+//! rules that keep about one worker active per group (see `super` for the design).
+//!
+//! Counting (all under `state`): every worker thread is in exactly one of
+//! - *active*: running work or looking for it (a newly created thread starts here);
+//! - *waiting*: inside a blocking wait it announced (`kiln_common::wait`);
+//! - *idle*: parked on `idle_cv` (woken with a `pending_wakes` token);
+//! - *listening*: the one worker blocked in epoll_wait (`listener`), not active.
+//!
+//! Lock order: `state` before `conns`; a connection's `open` slot is locked alone.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use kiln_common::epoll::{Epoll, EventFd, ONESHOT, READABLE};
+use kiln_common::wait::{WaitKind, WaitObserver};
+use parking_lot::{Condvar, Mutex, MutexGuard};
+
+use super::PoolShared;
+use crate::conn::io::Socket;
+use crate::conn::{self, Open, Peer, command};
+use crate::errlog;
+use crate::server::ConnShared;
+
+/// The epoll token of the group's eventfd (connection ids start at 1).
+const WAKE_TOKEN: u64 = u64::MAX;
+/// Events taken per epoll_wait.
+const EVENTS_PER_POLL: usize = 128;
+/// A listener re-checks for shutdown at least this often.
+const LISTENER_WAIT_MS: i32 = 1000;
+/// Stack size of pool workers (as for connection threads).
+const WORKER_STACK_BYTES: usize = 2 << 20;
+
+/// A connection owned by the pool, between commands or queued.
+pub struct PoolConn {
+    pub id: u64,
+    fd: std::os::fd::RawFd,
+    shared: Arc<ConnShared>,
+    /// The connection; taken by the worker that runs it (one at a time: the socket is
+    /// armed one-shot, and re-armed only after the connection is put back).
+    open: Mutex<Option<Open>>,
+    /// Pool clock (ms) when it went idle in epoll; 0 while queued or running.
+    idle_since_ms: AtomicU64,
+    /// The session's wait_timeout, in ms, as of its last command.
+    wait_timeout_ms: AtomicU64,
+    /// Closed by the timer for wait_timeout.
+    timed_out: AtomicBool,
+    /// Queue its requests at high priority (thread_pool_priority, or inside a
+    /// transaction with `auto`).
+    high_priority: AtomicBool,
+}
+
+pub enum Work {
+    /// A client that just connected: run the handshake.
+    New(Socket, Peer),
+    /// A connection with a command to read.
+    Ready(Arc<PoolConn>),
+}
+
+struct Queued {
+    work: Work,
+    since: Instant,
+}
+
+#[derive(Default)]
+struct GroupState {
+    high: VecDeque<Queued>,
+    low: VecDeque<Queued>,
+    threads: usize,
+    active: usize,
+    waiting: usize,
+    idle: usize,
+    pending_wakes: usize,
+    listener: bool,
+    stalled: bool,
+    /// Work items taken from the queues (the timer's progress check).
+    dequeues: u64,
+    dequeues_at_last_tick: u64,
+    shutdown: bool,
+}
+
+impl GroupState {
+    fn has_work(&self) -> bool {
+        !self.high.is_empty() || !self.low.is_empty()
+    }
+
+    fn pop(&mut self) -> Option<Work> {
+        let q = self.high.pop_front().or_else(|| self.low.pop_front())?;
+        self.dequeues += 1;
+        self.stalled = false;
+        Some(q.work)
+    }
+
+    fn queue_length(&self) -> usize {
+        self.high.len() + self.low.len()
+    }
+}
+
+/// Counters of information_schema.THREAD_POOL_STATS, in its column order.
+#[derive(Default)]
+pub struct GroupStats {
+    pub thread_creations: AtomicU64,
+    pub thread_creations_due_to_stall: AtomicU64,
+    pub wakes: AtomicU64,
+    pub wakes_due_to_stall: AtomicU64,
+    pub throttles: AtomicU64,
+    pub stalls: AtomicU64,
+    pub polls_by_listener: AtomicU64,
+    pub polls_by_worker: AtomicU64,
+    pub dequeues_by_listener: AtomicU64,
+    pub dequeues_by_worker: AtomicU64,
+}
+
+impl GroupStats {
+    pub fn values(&self) -> Vec<u64> {
+        [
+            &self.thread_creations,
+            &self.thread_creations_due_to_stall,
+            &self.wakes,
+            &self.wakes_due_to_stall,
+            &self.throttles,
+            &self.stalls,
+            &self.polls_by_listener,
+            &self.polls_by_worker,
+            &self.dequeues_by_listener,
+            &self.dequeues_by_worker,
+        ]
+        .iter()
+        .map(|c| c.load(Ordering::Relaxed))
+        .collect()
+    }
+}
+
+/// A group's state as THREAD_POOL_GROUPS shows it.
+pub struct GroupSnapshot {
+    pub connections: usize,
+    pub threads: usize,
+    pub active: usize,
+    pub standby: usize,
+    pub queue_length: usize,
+    pub has_listener: bool,
+    pub is_stalled: bool,
+}
+
+pub struct Group {
+    pub id: usize,
+    pool: Arc<PoolShared>,
+    epoll: Epoll,
+    wake: EventFd,
+    state: Mutex<GroupState>,
+    idle_cv: Condvar,
+    conns: Mutex<HashMap<u64, Arc<PoolConn>>>,
+    pub stats: GroupStats,
+}
+
+/// A worker's `kiln_common::wait` observer: its group.
+struct Observer(Arc<Group>);
+
+impl WaitObserver for Observer {
+    fn wait_begin(&self, kind: WaitKind) {
+        self.0.pool.waits[kind as usize].fetch_add(1, Ordering::Relaxed);
+        self.0.wait_begin();
+    }
+
+    fn wait_end(&self) {
+        self.0.wait_end();
+    }
+}
+
+impl Group {
+    pub fn new(id: usize, pool: Arc<PoolShared>) -> std::io::Result<Arc<Group>> {
+        let epoll = Epoll::new()?;
+        let wake = EventFd::new()?;
+        epoll.add(wake.fd(), READABLE, WAKE_TOKEN)?;
+        Ok(Arc::new(Group {
+            id,
+            pool,
+            epoll,
+            wake,
+            state: Mutex::new(GroupState::default()),
+            idle_cv: Condvar::new(),
+            conns: Mutex::new(HashMap::new()),
+            stats: GroupStats::default(),
+        }))
+    }
+
+    pub fn start_first_worker(self: &Arc<Self>) -> std::io::Result<()> {
+        let mut st = self.state.lock();
+        self.spawn_worker(&mut st)
+    }
+
+    pub fn is_shut_down(&self) -> bool {
+        self.state.lock().shutdown
+    }
+
+    pub fn shut_down(&self) {
+        let mut st = self.state.lock();
+        st.shutdown = true;
+        self.idle_cv.notify_all();
+        self.wake.signal();
+    }
+
+    pub fn snapshot(&self) -> GroupSnapshot {
+        let connections = self.conns.lock().len();
+        let st = self.state.lock();
+        GroupSnapshot {
+            connections,
+            threads: st.threads,
+            active: st.active,
+            standby: st.idle,
+            queue_length: st.queue_length(),
+            has_listener: st.listener,
+            is_stalled: st.stalled,
+        }
+    }
+
+    /// (high priority, connection id or None for a handshake, queued since).
+    pub fn queue_entries(&self) -> Vec<(bool, Option<u64>, Instant)> {
+        let st = self.state.lock();
+        let id = |w: &Work| match w {
+            Work::New(..) => None,
+            Work::Ready(c) => Some(c.id),
+        };
+        st.high
+            .iter()
+            .map(|q| (true, id(&q.work), q.since))
+            .chain(st.low.iter().map(|q| (false, id(&q.work), q.since)))
+            .collect()
+    }
+
+    /// Queues a new client's handshake.
+    pub fn add_new(self: &Arc<Self>, socket: Socket, peer: Peer) {
+        let mut st = self.state.lock();
+        st.low.push_back(Queued {
+            work: Work::New(socket, peer),
+            since: Instant::now(),
+        });
+        self.notify_work(&mut st);
+    }
+
+    /// Queues work pushed from outside the listener, making sure some thread will
+    /// take it: nobody active means an idle worker is woken, the listener is
+    /// interrupted, or a worker is created.
+    fn notify_work(self: &Arc<Self>, st: &mut MutexGuard<'_, GroupState>) {
+        if st.active == 0 {
+            self.wake_or_create(st, false);
+        }
+    }
+
+    /// Gets another thread going: wakes an idle worker, else interrupts the listener
+    /// (when work is queued, it takes it), else creates a worker (bounded by
+    /// thread_pool_max_threads).
+    fn wake_or_create(self: &Arc<Self>, st: &mut MutexGuard<'_, GroupState>, stall: bool) {
+        if st.idle > st.pending_wakes {
+            st.pending_wakes += 1;
+            self.idle_cv.notify_one();
+            self.stats.wakes.fetch_add(1, Ordering::Relaxed);
+            if stall {
+                self.stats
+                    .wakes_due_to_stall
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+            return;
+        }
+        if st.listener && st.has_work() {
+            // The listener takes queued work as soon as epoll_wait returns.
+            self.wake.signal();
+            return;
+        }
+        let max = self.pool.knobs.max_threads.load(Ordering::Relaxed);
+        if self.pool.threads.load(Ordering::Relaxed) >= max {
+            return;
+        }
+        if self.spawn_worker(st).is_ok() && stall {
+            self.stats
+                .thread_creations_due_to_stall
+                .fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn spawn_worker(self: &Arc<Self>, st: &mut MutexGuard<'_, GroupState>) -> std::io::Result<()> {
+        let g = self.clone();
+        std::thread::Builder::new()
+            .name(format!("kiln-pool-{}", self.id))
+            .stack_size(WORKER_STACK_BYTES)
+            .spawn(move || g.worker_main())
+            .inspect_err(|e| errlog::error(&format!("thread pool: cannot create a thread: {e}")))?;
+        st.threads += 1;
+        st.active += 1;
+        self.pool.threads.fetch_add(1, Ordering::Relaxed);
+        self.stats.thread_creations.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn wait_begin(self: &Arc<Self>) {
+        let mut st = self.state.lock();
+        st.active -= 1;
+        st.waiting += 1;
+        // Work is queued, or nobody listens for new work: another thread takes over
+        // while this one waits.
+        if st.active == 0 && (st.has_work() || !st.listener) && !st.shutdown {
+            self.wake_or_create(&mut st, false);
+        }
+    }
+
+    fn wait_end(&self) {
+        let mut st = self.state.lock();
+        st.waiting -= 1;
+        st.active += 1;
+    }
+
+    fn worker_main(self: Arc<Self>) {
+        kiln_common::wait::set_thread_observer(Some(Arc::new(Observer(self.clone()))));
+        let mut events: Vec<libc::epoll_event> = Vec::with_capacity(EVENTS_PER_POLL);
+        let mut st = self.state.lock();
+        while let Some(work) = self.next_work(&mut st, &mut events) {
+            MutexGuard::unlocked(&mut st, || self.run(work));
+        }
+        drop(st);
+        kiln_common::wait::set_thread_observer(None);
+    }
+
+    /// The next work item for this (active) worker: from the queues, else by
+    /// listening, else after parking. None: the thread exits (shutdown, or idle past
+    /// thread_pool_idle_timeout); the counts are already updated.
+    fn next_work(
+        self: &Arc<Self>,
+        st: &mut MutexGuard<'_, GroupState>,
+        events: &mut Vec<libc::epoll_event>,
+    ) -> Option<Work> {
+        loop {
+            if st.shutdown {
+                return self.exit(st);
+            }
+            let limit = 1 + self.pool.knobs.oversubscribe.load(Ordering::Relaxed);
+            let throttled = st.active > limit && !st.stalled;
+            if throttled {
+                self.stats.throttles.fetch_add(1, Ordering::Relaxed);
+            } else {
+                if let Some(w) = st.pop() {
+                    self.stats
+                        .dequeues_by_worker
+                        .fetch_add(1, Ordering::Relaxed);
+                    return Some(w);
+                }
+                if !st.listener {
+                    st.listener = true;
+                    st.active -= 1;
+                    let ready = MutexGuard::unlocked(st, || self.listen(events));
+                    st.listener = false;
+                    st.active += 1;
+                    self.stats.polls_by_listener.fetch_add(1, Ordering::Relaxed);
+                    let now = Instant::now();
+                    let mut first = None;
+                    for c in ready {
+                        let high = c.high_priority.load(Ordering::Relaxed);
+                        let q = Queued {
+                            work: Work::Ready(c),
+                            since: now,
+                        };
+                        // The listener takes the first event itself when the queue
+                        // was empty: no hand-off, no wake-up.
+                        if first.is_none() && !st.has_work() {
+                            first = Some(q.work);
+                        } else if high {
+                            st.high.push_back(q);
+                        } else {
+                            st.low.push_back(q);
+                        }
+                    }
+                    if let Some(w) = first {
+                        st.dequeues += 1;
+                        st.stalled = false;
+                        self.stats
+                            .dequeues_by_listener
+                            .fetch_add(1, Ordering::Relaxed);
+                        return Some(w);
+                    }
+                    continue;
+                }
+            }
+            // Park until woken (or idle long enough to exit).
+            st.active -= 1;
+            st.idle += 1;
+            let idle_ms = self.pool.knobs.idle_timeout_ms.load(Ordering::Relaxed);
+            let deadline = Instant::now() + Duration::from_millis(idle_ms);
+            let mut timed_out = false;
+            while st.pending_wakes == 0 && !st.shutdown {
+                if self.idle_cv.wait_until(st, deadline).timed_out() {
+                    timed_out = true;
+                    break;
+                }
+            }
+            st.idle -= 1;
+            st.active += 1;
+            if st.pending_wakes > 0 {
+                st.pending_wakes -= 1;
+                continue;
+            }
+            if timed_out && !st.shutdown {
+                // An idle worker always has a listening sibling: the group keeps one.
+                return self.exit(st);
+            }
+        }
+    }
+
+    fn exit(&self, st: &mut MutexGuard<'_, GroupState>) -> Option<Work> {
+        st.threads -= 1;
+        st.active -= 1;
+        self.pool.threads.fetch_sub(1, Ordering::Relaxed);
+        None
+    }
+
+    /// Blocks in epoll_wait; returns the connections that turned readable.
+    fn listen(&self, events: &mut Vec<libc::epoll_event>) -> Vec<Arc<PoolConn>> {
+        let n = match self.epoll.wait(events, LISTENER_WAIT_MS) {
+            Ok(n) => n,
+            Err(e) => {
+                errlog::error(&format!("thread pool: epoll_wait failed: {e}"));
+                std::thread::sleep(Duration::from_millis(10));
+                0
+            }
+        };
+        self.take_ready(&events[..n])
+    }
+
+    fn take_ready(&self, events: &[libc::epoll_event]) -> Vec<Arc<PoolConn>> {
+        let mut out = Vec::with_capacity(events.len());
+        let conns = self.conns.lock();
+        for ev in events {
+            let token = ev.u64;
+            if token == WAKE_TOKEN {
+                self.wake.drain();
+            } else if let Some(c) = conns.get(&token) {
+                c.idle_since_ms.store(0, Ordering::Relaxed);
+                out.push(c.clone());
+            }
+        }
+        out
+    }
+
+    /// The timer's look at the group: polls epoll when nobody listens, declares a
+    /// stall when queued work made no progress since the last tick, and moves
+    /// low-priority work older than `kickup_ms` to the high-priority queue.
+    pub fn tick(self: &Arc<Self>, kickup_ms: u64) {
+        let mut events = Vec::with_capacity(EVENTS_PER_POLL);
+        let mut st = self.state.lock();
+        if st.shutdown {
+            return;
+        }
+        if !st.listener {
+            // Every worker is busy or waiting: events would go unseen until one is
+            // free. Queue them now so the stall check below sees them.
+            let ready = match self.epoll.wait(&mut events, 0) {
+                Ok(n) => self.take_ready(&events[..n]),
+                Err(_) => Vec::new(),
+            };
+            if !ready.is_empty() {
+                self.stats.polls_by_worker.fetch_add(1, Ordering::Relaxed);
+            }
+            let now = Instant::now();
+            for c in ready {
+                let q = Queued {
+                    work: Work::Ready(c.clone()),
+                    since: now,
+                };
+                if c.high_priority.load(Ordering::Relaxed) {
+                    st.high.push_back(q);
+                } else {
+                    st.low.push_back(q);
+                }
+            }
+        }
+        if st.has_work() {
+            if st.dequeues == st.dequeues_at_last_tick {
+                st.stalled = true;
+                self.stats.stalls.fetch_add(1, Ordering::Relaxed);
+                self.wake_or_create(&mut st, true);
+            } else if st.active == 0 {
+                self.wake_or_create(&mut st, false);
+            }
+        }
+        st.dequeues_at_last_tick = st.dequeues;
+        if kickup_ms > 0 {
+            let limit = Duration::from_millis(kickup_ms);
+            while st.low.front().is_some_and(|q| q.since.elapsed() >= limit) {
+                if let Some(q) = st.low.pop_front() {
+                    st.high.push_back(q);
+                }
+            }
+        }
+    }
+
+    /// Closes connections idle in epoll longer than their wait_timeout: the socket
+    /// is shut down, epoll reports it, and a worker ends the connection.
+    pub fn expire_idle(&self, now_ms: u64) {
+        let conns = self.conns.lock();
+        for c in conns.values() {
+            let since = c.idle_since_ms.load(Ordering::Relaxed);
+            if since == 0 || c.timed_out.load(Ordering::Relaxed) {
+                continue;
+            }
+            if now_ms.saturating_sub(since) >= c.wait_timeout_ms.load(Ordering::Relaxed) {
+                c.timed_out.store(true, Ordering::Relaxed);
+                c.shared.closer.close();
+            }
+        }
+    }
+
+    /// Runs one work item (outside the group lock). A panic ends that connection only.
+    fn run(self: &Arc<Self>, work: Work) {
+        let server = self.pool.server;
+        match work {
+            Work::New(socket, peer) => {
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    conn::open(server, socket, peer, false, true)
+                }));
+                match r {
+                    Ok(Some(open)) => self.adopt(open),
+                    Ok(None) => {}
+                    Err(_) => {
+                        server.stats.aborted_clients.inc();
+                        errlog::error(
+                            "a thread pool worker panicked in a handshake; the connection was closed (this is a bug)",
+                        );
+                    }
+                }
+            }
+            Work::Ready(c) => {
+                let Some(mut open) = c.open.lock().take() else {
+                    return;
+                };
+                if c.timed_out.load(Ordering::Relaxed) {
+                    server.stats.aborted_clients.inc();
+                    command::note(&open.conn, "Got timeout reading communication packets");
+                    self.finish(&c, open);
+                    return;
+                }
+                open.io.input_ready = true;
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    command::step(server, &mut open.io, &mut open.conn)
+                }));
+                match r {
+                    Ok(command::Flow::Continue) => self.park(c, open),
+                    Ok(command::Flow::Close) => self.finish(&c, open),
+                    Err(_) => {
+                        server.stats.aborted_clients.inc();
+                        errlog::error(
+                            "a thread pool worker panicked running a command; the connection was closed (this is a bug)",
+                        );
+                        self.finish(&c, open);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes a freshly authenticated connection into the group.
+    fn adopt(self: &Arc<Self>, open: Open) {
+        let server = self.pool.server;
+        // Idle time is the timer's business; a socket read only times out when a
+        // client stops in the middle of a packet.
+        let net_read = server.globals.u64("net_read_timeout").unwrap_or(30).max(1);
+        let _ = open
+            .io
+            .socket()
+            .set_read_timeout(Some(Duration::from_secs(net_read)));
+        let c = Arc::new(PoolConn {
+            id: open.shared.id,
+            fd: open.io.socket().raw_fd(),
+            shared: open.shared.clone(),
+            open: Mutex::new(None),
+            idle_since_ms: AtomicU64::new(0),
+            wait_timeout_ms: AtomicU64::new(u64::MAX),
+            timed_out: AtomicBool::new(false),
+            high_priority: AtomicBool::new(false),
+        });
+        self.conns.lock().insert(c.id, c.clone());
+        if let Err(e) = self.epoll.add(c.fd, READABLE | ONESHOT, c.id) {
+            errlog::warning(&format!(
+                "thread pool: cannot watch connection {}: {e}",
+                c.id
+            ));
+            self.finish(&c, open);
+            return;
+        }
+        self.park(c, open);
+    }
+
+    /// Puts a connection back after a command: straight back in the queue when a
+    /// pipelined command is already buffered, else idle in epoll until readable.
+    fn park(self: &Arc<Self>, c: Arc<PoolConn>, mut open: Open) {
+        let server = self.pool.server;
+        let vars = &*open.conn.session.vars;
+        let wait_secs = server
+            .globals
+            .u64_session(vars, "wait_timeout")
+            .unwrap_or(28_800)
+            .max(1);
+        c.wait_timeout_ms
+            .store(wait_secs.saturating_mul(1000), Ordering::Relaxed);
+        let high = match vars.display("thread_pool_priority").as_deref() {
+            Some("high") => true,
+            Some("low") => false,
+            _ => open.conn.session.in_transaction,
+        };
+        c.high_priority.store(high, Ordering::Relaxed);
+        let buffered = open.io.has_buffered_input();
+        *c.open.lock() = Some(open);
+        if buffered {
+            let mut st = self.state.lock();
+            let q = Queued {
+                work: Work::Ready(c),
+                since: Instant::now(),
+            };
+            if high {
+                st.high.push_back(q);
+            } else {
+                st.low.push_back(q);
+            }
+            self.notify_work(&mut st);
+            return;
+        }
+        c.idle_since_ms
+            .store(self.pool.now_ms().max(1), Ordering::Relaxed);
+        if let Err(e) = self.epoll.modify(c.fd, READABLE | ONESHOT, c.id) {
+            errlog::warning(&format!(
+                "thread pool: cannot re-arm connection {}: {e}",
+                c.id
+            ));
+            if let Some(open) = c.open.lock().take() {
+                self.finish(&c, open);
+            }
+        }
+    }
+
+    /// Ends a connection: out of epoll (before its descriptor closes: KILL holds a
+    /// duplicate, which would keep it registered), out of the group, closed.
+    fn finish(&self, c: &Arc<PoolConn>, open: Open) {
+        let _ = self.epoll.delete(c.fd);
+        self.conns.lock().remove(&c.id);
+        conn::close(self.pool.server, open);
+    }
+}
