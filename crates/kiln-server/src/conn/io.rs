@@ -16,6 +16,12 @@ use kiln_mysql::packet::{self, Packet, PacketDecoder, PacketError, PacketStart};
 
 /// Read buffer growth step.
 const READ_CHUNK_BYTES: usize = 16 * 1024;
+
+thread_local! {
+    /// Where a connection thread (or pool worker) reads small chunks.
+    static SCRATCH: std::cell::RefCell<Box<[u8; READ_CHUNK_BYTES]>> =
+        std::cell::RefCell::new(Box::new([0; READ_CHUNK_BYTES]));
+}
 /// Flush the write buffer early once it holds this much (large result sets).
 pub const WRITE_FLUSH_BYTES: usize = 256 * 1024;
 
@@ -284,14 +290,27 @@ impl PacketIo {
                 .needs_bytes(&self.rbuf)
                 .clamp(1, READ_CHUNK_BYTES * 4);
             let start = self.rbuf.len();
-            self.rbuf.resize(start + want.max(READ_CHUNK_BYTES), 0);
             let r = {
                 let _wait = self.read_wait();
-                self.stream.read(&mut self.rbuf[start..])
+                if want <= READ_CHUNK_BYTES {
+                    // Small reads (almost all) land in the thread's scratch buffer and
+                    // are copied: growing `rbuf` would zero 16 KiB per read.
+                    SCRATCH.with_borrow_mut(|scratch| {
+                        let r = self.stream.read(&mut scratch[..]);
+                        if let Ok(n) = r {
+                            self.rbuf.extend_from_slice(&scratch[..n]);
+                        }
+                        r
+                    })
+                } else {
+                    self.rbuf.resize(start + want, 0);
+                    let r = self.stream.read(&mut self.rbuf[start..]);
+                    self.rbuf.truncate(start + *r.as_ref().unwrap_or(&0));
+                    r
+                }
             };
             match r {
                 Ok(0) => {
-                    self.rbuf.truncate(start);
                     return Err(if was_empty {
                         ReadError::Closed
                     } else {
@@ -299,11 +318,9 @@ impl PacketIo {
                     });
                 }
                 Ok(n) => {
-                    self.rbuf.truncate(start + n);
                     self.bytes_received += n as u64;
                 }
                 Err(e) => {
-                    self.rbuf.truncate(start);
                     return Err(match e.kind() {
                         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => ReadError::Timeout,
                         io::ErrorKind::Interrupted => continue,
