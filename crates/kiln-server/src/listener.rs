@@ -81,6 +81,7 @@ fn dispatch(server: &'static Server, socket: Socket, peer: Peer, extra: bool) {
 }
 
 fn spawn(server: &'static Server, socket: Socket, peer: Peer, extra: bool) {
+    server.stats.extra_threads.add(extra as u64);
     let r = std::thread::Builder::new()
         .name("kiln-conn".into())
         .stack_size(CONNECTION_THREAD_STACK_BYTES)

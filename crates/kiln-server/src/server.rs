@@ -71,6 +71,7 @@ pub struct ServerStats {
     pub threads_running: ShardedCounter,  // Threads_running (gauge)
     pub max_used_connections: AtomicU64,  // Max_used_connections
     pub ssl_accepts: ShardedCounter,      // Ssl_accepts
+    pub extra_threads: ShardedCounter,    // part of Threads_created (extra_port)
 }
 
 pub struct Server {
@@ -340,7 +341,13 @@ impl ServerHooks for Server {
             ),
             (
                 "Threads_created".to_string(),
-                self.stats.connections.get().to_string(),
+                // Dedicated threads: one per connection; in the pool, the workers
+                // created (plus the dedicated threads of extra_port).
+                match self.pool.get() {
+                    Some(p) => p.threads_created() + self.stats.extra_threads.get(),
+                    None => self.stats.connections.get(),
+                }
+                .to_string(),
             ),
             ("Threads_cached".to_string(), "0".to_string()),
             ("Uptime".to_string(), self.uptime_secs().to_string()),

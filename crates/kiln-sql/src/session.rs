@@ -171,6 +171,12 @@ pub struct VarCache {
     pub isolation: String,
     pub lock_wait_timeout_secs: Option<u64>,
     pub div_precision_increment: u32,
+    pub no_backslash_escapes: bool,
+    /// session_track_state_change.
+    pub track_state_change: bool,
+    pub wait_timeout_secs: u64,
+    /// thread_pool_priority: Some(true) high, Some(false) low, None auto.
+    pub pool_priority_high: Option<bool>,
 }
 
 impl Session {
@@ -236,6 +242,9 @@ impl Session {
     }
 
     pub fn no_backslash_escapes(&self) -> bool {
+        if let Some(c) = &self.var_cache {
+            return c.no_backslash_escapes;
+        }
         self.vars.display("sql_mode").is_some_and(|m| {
             m.split(',')
                 .any(|x| x.eq_ignore_ascii_case("NO_BACKSLASH_ESCAPES"))

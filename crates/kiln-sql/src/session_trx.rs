@@ -57,8 +57,9 @@ impl Session {
         v
     }
 
-    /// The session variables statements consult (read once, until the next SET).
-    pub(crate) fn cached_vars(&mut self) -> &crate::session::VarCache {
+    /// The session variables statements (and the connection code, per command)
+    /// consult: read once, until the next SET or reset.
+    pub fn cached_vars(&mut self) -> &crate::session::VarCache {
         if self.var_cache.is_none() {
             let get_i = |name: &str| {
                 self.vars
@@ -66,13 +67,22 @@ impl Session {
                     .ok()
                     .and_then(|v| v.to_i64())
             };
+            let sql_mode = self
+                .vars
+                .display("sql_mode")
+                .unwrap_or_default()
+                .to_ascii_uppercase();
             let c = crate::session::VarCache {
                 autocommit: get_i("autocommit").is_none_or(|v| v != 0),
-                sql_mode: self
-                    .vars
-                    .display("sql_mode")
-                    .unwrap_or_default()
-                    .to_ascii_uppercase(),
+                no_backslash_escapes: sql_mode.split(',').any(|x| x == "NO_BACKSLASH_ESCAPES"),
+                sql_mode,
+                track_state_change: get_i("session_track_state_change").is_some_and(|v| v != 0),
+                wait_timeout_secs: get_i("wait_timeout").unwrap_or(28_800).max(1) as u64,
+                pool_priority_high: match self.vars.display("thread_pool_priority").as_deref() {
+                    Some("high") => Some(true),
+                    Some("low") => Some(false),
+                    _ => None,
+                },
                 isolation: self
                     .vars
                     .display("transaction_isolation")

@@ -75,11 +75,7 @@ pub fn step(server: &'static Server, io: &mut PacketIo, conn: &mut Conn) -> Flow
         // The thread blocks in read() while the connection is idle: wait_timeout is
         // the socket's read timeout. (The pool enforces it with its timer instead,
         // and its sockets time out after net_read_timeout mid-packet.)
-        let wait = server
-            .globals
-            .u64_session(&*conn.session.vars, "wait_timeout")
-            .unwrap_or(28_800)
-            .max(1);
+        let wait = conn.session.cached_vars().wait_timeout_secs;
         if conn.read_timeout_secs != wait {
             // One setsockopt only when the value changes: it was two per command
             // (idle and in-command timeouts), ~5% of a point select's CPU. Reads inside
@@ -163,12 +159,8 @@ fn set_state(conn: &Conn, command: &'static str, info: Option<&str>) {
     }
 }
 
-fn status_flags(conn: &Conn) -> u16 {
-    let autocommit = conn
-        .session
-        .vars
-        .display("autocommit")
-        .is_none_or(|v| v == "ON");
+fn status_flags(conn: &mut Conn) -> u16 {
+    let autocommit = conn.session.cached_vars().autocommit;
     encode::status_flags(
         conn.session.in_transaction,
         autocommit,
@@ -192,12 +184,7 @@ fn send_ok(
     let changes = SessionChanges {
         system_variables: tracked.system_variables,
         schema: tracked.schema,
-        state_changed: tracked.state_changed
-            && conn
-                .session
-                .vars
-                .display("session_track_state_change")
-                .is_some_and(|v| v == "ON"),
+        state_changed: tracked.state_changed && conn.session.cached_vars().track_state_change,
     };
     let mut st = status_flags(conn);
     if more {

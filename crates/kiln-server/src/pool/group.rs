@@ -78,6 +78,8 @@ struct GroupState {
     /// Work items taken from the queues (the timer's progress check).
     dequeues: u64,
     dequeues_at_last_tick: u64,
+    /// Work was queued at the previous tick: a stall needs a full tick of no progress.
+    queued_at_last_tick: bool,
     shutdown: bool,
 }
 
@@ -442,7 +444,7 @@ impl Group {
     }
 
     /// The timer's look at the group: polls epoll when nobody listens, declares a
-    /// stall when queued work made no progress since the last tick, and moves
+    /// stall when work was queued at the last tick and none was taken since, and moves
     /// low-priority work older than `kickup_ms` to the high-priority queue.
     pub fn tick(self: &Arc<Self>, kickup_ms: u64) {
         let mut events = Vec::with_capacity(EVENTS_PER_POLL);
@@ -474,7 +476,7 @@ impl Group {
             }
         }
         if st.has_work() {
-            if st.dequeues == st.dequeues_at_last_tick {
+            if st.queued_at_last_tick && st.dequeues == st.dequeues_at_last_tick {
                 st.stalled = true;
                 self.stats.stalls.fetch_add(1, Ordering::Relaxed);
                 self.wake_or_create(&mut st, true);
@@ -483,6 +485,7 @@ impl Group {
             }
         }
         st.dequeues_at_last_tick = st.dequeues;
+        st.queued_at_last_tick = st.has_work();
         if kickup_ms > 0 {
             let limit = Duration::from_millis(kickup_ms);
             while st.low.front().is_some_and(|q| q.since.elapsed() >= limit) {
@@ -592,20 +595,13 @@ impl Group {
     /// Puts a connection back after a command: straight back in the queue when a
     /// pipelined command is already buffered, else idle in epoll until readable.
     fn park(self: &Arc<Self>, c: Arc<PoolConn>, mut open: Open) {
-        let server = self.pool.server;
-        let vars = &*open.conn.session.vars;
-        let wait_secs = server
-            .globals
-            .u64_session(vars, "wait_timeout")
-            .unwrap_or(28_800)
-            .max(1);
-        c.wait_timeout_ms
-            .store(wait_secs.saturating_mul(1000), Ordering::Relaxed);
-        let high = match vars.display("thread_pool_priority").as_deref() {
-            Some("high") => true,
-            Some("low") => false,
-            _ => open.conn.session.in_transaction,
-        };
+        let in_transaction = open.conn.session.in_transaction;
+        let vars = open.conn.session.cached_vars();
+        c.wait_timeout_ms.store(
+            vars.wait_timeout_secs.saturating_mul(1000),
+            Ordering::Relaxed,
+        );
+        let high = vars.pool_priority_high.unwrap_or(in_transaction);
         c.high_priority.store(high, Ordering::Relaxed);
         let buffered = open.io.has_buffered_input();
         *c.open.lock() = Some(open);

@@ -170,6 +170,14 @@ impl ThreadPool {
         self.groups.first().is_none_or(|g| g.is_shut_down())
     }
 
+    /// Workers created since startup (Threads_created).
+    pub fn threads_created(&self) -> u64 {
+        self.groups
+            .iter()
+            .map(|g| g.stats.thread_creations.load(Ordering::Relaxed))
+            .sum()
+    }
+
     /// Threadpool_threads and Threadpool_idle_threads.
     pub fn status(&self) -> Vec<(String, String)> {
         let (mut threads, mut idle) = (0, 0);
