@@ -182,6 +182,9 @@ errors! {
     ER_TOO_LONG_TABLE_COMMENT = (1628, "HY000", "Comment for table '%s' is too long (max = %lu)");
     ER_ILLEGAL_GRANT_FOR_TABLE = (1144, "42000", "Illegal GRANT/REVOKE command; please consult the manual to see which privileges can be used");
     ER_NONEXISTING_GRANT = (1141, "42000", "There is no such grant defined for user '%s' on host '%s'");
+    ER_REVOKE_GRANTS = (1269, "HY000", "Can't revoke all privileges for one or more of the requested users");
+    ER_CANNOT_USER = (1396, "HY000", "Operation %s failed for %s");
+    ER_CANT_CREATE_USER_WITH_GRANT = (1410, "42000", "You are not allowed to create a user with GRANT");
     ER_NONEXISTING_TABLE_GRANT = (1147, "42000", "There is no such grant defined for user '%s' on host '%s' on table '%s'");
     ER_COLUMNACCESS_DENIED_ERROR = (1143, "42000", "%s command denied to user '%s'@'%s' for column '%s' in table '%s'");
     ER_TOO_BIG_SELECT = (1104, "42000", "The SELECT would examine more than MAX_JOIN_SIZE rows; check your WHERE and use SET SQL_BIG_SELECTS=1 or SET MAX_JOIN_SIZE=# if the SELECT is okay");

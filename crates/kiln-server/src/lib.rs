@@ -73,17 +73,19 @@ impl kiln_sql::session::ServerHooks for StaticHooks {
         &self,
         user: &kiln_sql::ast::UserSpec,
         auth: &kiln_sql::ast::AuthSpec,
+        limits: &kiln_sql::ast::ResourceLimits,
         if_not_exists: bool,
     ) -> kiln_common::Result<Option<kiln_sql::session::Diagnostic>> {
-        self.0.create_user(user, auth, if_not_exists)
+        self.0.create_user(user, auth, limits, if_not_exists)
     }
     fn alter_user(
         &self,
         user: &kiln_sql::ast::UserSpec,
         auth: &kiln_sql::ast::AuthSpec,
+        limits: &kiln_sql::ast::ResourceLimits,
         if_exists: bool,
     ) -> kiln_common::Result<Option<kiln_sql::session::Diagnostic>> {
-        self.0.alter_user(user, auth, if_exists)
+        self.0.alter_user(user, auth, limits, if_exists)
     }
     fn drop_user(
         &self,
@@ -97,5 +99,40 @@ impl kiln_sql::session::ServerHooks for StaticHooks {
     }
     fn thread_pool_rows(&self, table: &str) -> Vec<Vec<kiln_sql::value::Value>> {
         self.0.thread_pool_rows(table)
+    }
+    fn account_privileges(
+        &self,
+        user: &str,
+        host: &str,
+    ) -> Option<Arc<kiln_sql::privilege::Privileges>> {
+        self.0.account_privileges(user, host)
+    }
+    fn privilege_generation(&self) -> u64 {
+        self.0.privilege_generation()
+    }
+    fn grant(
+        &self,
+        users: &[kiln_sql::ast::UserSpec],
+        object: &kiln_sql::privilege::GrantObject,
+        privs: kiln_sql::privilege::PrivSet,
+    ) -> kiln_common::Result<()> {
+        self.0.grant(users, object, privs)
+    }
+    fn revoke(
+        &self,
+        users: &[kiln_sql::ast::UserSpec],
+        object: &kiln_sql::privilege::GrantObject,
+        privs: kiln_sql::privilege::PrivSet,
+    ) -> kiln_common::Result<()> {
+        self.0.revoke(users, object, privs)
+    }
+    fn revoke_all(&self, users: &[kiln_sql::ast::UserSpec]) -> kiln_common::Result<()> {
+        self.0.revoke_all(users)
+    }
+    fn rename_user(
+        &self,
+        pairs: &[(kiln_sql::ast::UserSpec, kiln_sql::ast::UserSpec)],
+    ) -> kiln_common::Result<()> {
+        self.0.rename_user(pairs)
     }
 }

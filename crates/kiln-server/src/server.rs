@@ -10,8 +10,9 @@ use std::time::Instant;
 
 use kiln_common::counter::ShardedCounter;
 use kiln_common::{ErrorKind, KilnError, Result};
-use kiln_sql::ast::{AuthSpec, UserSpec};
+use kiln_sql::ast::{AuthSpec, ResourceLimits, UserSpec};
 use kiln_sql::eval::Level;
+use kiln_sql::privilege::{self, GrantObject, PrivSet, Privileges};
 use kiln_sql::session::{
     Diagnostic, INTERRUPT_CONNECTION, INTERRUPT_QUERY, ProcessInfo, ServerHooks,
 };
@@ -258,12 +259,10 @@ impl Server {
 }
 
 fn cannot_user(op: &str, u: &UserSpec) -> KilnError {
-    let mut e = KilnError::with_message(
-        ErrorKind::ER_UNKNOWN_ERROR,
-        format!("Operation {op} failed for '{}'@'{}'", u.user, u.host),
-    );
-    e.code = 1396;
-    e
+    KilnError::new(
+        ErrorKind::ER_CANNOT_USER,
+        &[&op, &format!("'{}'@'{}'", u.user, u.host)],
+    )
 }
 
 fn note(code: u16, message: String) -> Option<Diagnostic> {
@@ -279,16 +278,24 @@ impl ServerHooks for Server {
         self.settings.version.clone()
     }
 
-    fn kill(&self, _by: u64, by_user: &str, target: u64, query_only: bool) -> Result<()> {
+    fn kill(&self, by: u64, by_user: &str, target: u64, query_only: bool) -> Result<()> {
         let Some(c) = self.get_conn(target) else {
             return Err(KilnError::new(ErrorKind::ER_NO_SUCH_THREAD, &[&target]));
         };
         let owner = c.state.lock().user.clone();
-        if owner != by_user
-            && !self.is_admin(by_user, "localhost")
-            && !self.accounts.exists(by_user, "%")
-        {
-            return Err(KilnError::new(ErrorKind::ER_KILL_DENIED_ERROR, &[&target]));
+        // Another user's thread needs SUPER (MySQL 8.0: or CONNECTION_ADMIN). The
+        // killer's account is the one its client user and host match, as at login.
+        if owner != by_user {
+            let killer = self.get_conn(by).map(|k| {
+                let st = k.state.lock();
+                (st.user.clone(), st.host.clone())
+            });
+            let allowed = killer
+                .and_then(|(user, host)| self.accounts.find(&user, &host, Some(&host)))
+                .is_some_and(|a| a.global & privilege::SUPER != 0);
+            if !allowed {
+                return Err(KilnError::new(ErrorKind::ER_KILL_DENIED_ERROR, &[&target]));
+            }
         }
         if query_only {
             c.interrupt.store(INTERRUPT_QUERY, Ordering::Relaxed);
@@ -453,6 +460,7 @@ impl ServerHooks for Server {
         &self,
         user: &UserSpec,
         auth: &AuthSpec,
+        limits: &ResourceLimits,
         if_not_exists: bool,
     ) -> Result<Option<Diagnostic>> {
         if self.accounts.exists(&user.user, &user.host) {
@@ -477,6 +485,7 @@ impl ServerHooks for Server {
             &user.host,
             &plugin,
             auth.password.as_deref().unwrap_or(""),
+            limits,
         )?;
         Ok(None)
     }
@@ -485,6 +494,7 @@ impl ServerHooks for Server {
         &self,
         user: &UserSpec,
         auth: &AuthSpec,
+        limits: &ResourceLimits,
         if_exists: bool,
     ) -> Result<Option<Diagnostic>> {
         if !self.accounts.exists(&user.user, &user.host) {
@@ -495,6 +505,7 @@ impl ServerHooks for Server {
             &user.host,
             auth.plugin.as_deref(),
             auth.password.as_deref(),
+            limits,
         )?;
         Ok(None)
     }
@@ -513,9 +524,32 @@ impl ServerHooks for Server {
             .map_or_else(Vec::new, |p| p.table_rows(table))
     }
 
-    fn is_admin(&self, user: &str, _host: &str) -> bool {
-        // Privileges arrive with the SQL issue; until then root is the administrator.
-        user == "root"
+    fn is_admin(&self, user: &str, host: &str) -> bool {
+        self.accounts.has_global(user, host, privilege::SHUTDOWN)
+    }
+
+    fn account_privileges(&self, user: &str, host: &str) -> Option<Arc<Privileges>> {
+        self.accounts.privileges(user, host).map(Arc::new)
+    }
+
+    fn privilege_generation(&self) -> u64 {
+        self.accounts.generation()
+    }
+
+    fn grant(&self, users: &[UserSpec], object: &GrantObject, privs: PrivSet) -> Result<()> {
+        self.accounts.grant(users, object, privs)
+    }
+
+    fn revoke(&self, users: &[UserSpec], object: &GrantObject, privs: PrivSet) -> Result<()> {
+        self.accounts.revoke(users, object, privs)
+    }
+
+    fn revoke_all(&self, users: &[UserSpec]) -> Result<()> {
+        self.accounts.revoke_all(users)
+    }
+
+    fn rename_user(&self, pairs: &[(UserSpec, UserSpec)]) -> Result<()> {
+        self.accounts.rename(pairs)
     }
 }
 

@@ -431,6 +431,39 @@ pub struct AuthSpec {
     pub password: Option<String>,
 }
 
+/// `WITH MAX_QUERIES_PER_HOUR n ...` of CREATE/ALTER USER: the limits a statement sets
+/// (None: not mentioned, so unchanged by ALTER USER and 0 for CREATE USER).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ResourceLimits {
+    pub max_queries_per_hour: Option<u64>,
+    pub max_updates_per_hour: Option<u64>,
+    pub max_connections_per_hour: Option<u64>,
+    pub max_user_connections: Option<u64>,
+}
+
+/// The object of GRANT / REVOKE as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrivLevel {
+    /// `*.*`
+    Global,
+    /// `db.*`; `*` alone is the current database (None).
+    Db(Option<String>),
+    /// `db.table` or `table` (in the current database).
+    Table(TableName),
+}
+
+/// GRANT privs ON level TO users / REVOKE privs ON level FROM users.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrantStmt {
+    /// The privileges named (`crate::privilege` bits). GRANT: WITH GRANT OPTION adds
+    /// GRANT_OPTION; REVOKE: `GRANT OPTION` in the list does.
+    pub privs: crate::privilege::PrivSet,
+    /// `ALL [PRIVILEGES]` was named: the level's whole set (known once the level is).
+    pub all: bool,
+    pub level: PrivLevel,
+    pub users: Vec<UserSpec>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum ShowKind {
     Variables,
@@ -506,11 +539,18 @@ pub enum Stmt {
     CreateUser {
         if_not_exists: bool,
         users: Vec<(UserSpec, AuthSpec)>,
+        limits: ResourceLimits,
     },
     AlterUser {
         if_exists: bool,
         users: Vec<(UserSpec, AuthSpec)>,
+        limits: ResourceLimits,
     },
+    RenameUser(Vec<(UserSpec, UserSpec)>),
+    Grant(GrantStmt),
+    Revoke(GrantStmt),
+    /// `REVOKE ALL [PRIVILEGES], GRANT OPTION FROM users`
+    RevokeAll(Vec<UserSpec>),
     DropUser {
         if_exists: bool,
         users: Vec<UserSpec>,

@@ -14,6 +14,7 @@ use kiln_common::{ErrorKind, KilnError, Result};
 use crate::ast::*;
 use crate::eval::{Env, Level, eval};
 use crate::parse::{Parsed, parse_multi, parse_one};
+use crate::privilege::{GrantObject, PrivSet, Privileges};
 use crate::result::{ColumnInfo, Outcome, Rows};
 use crate::value::Value;
 
@@ -83,20 +84,69 @@ pub trait ServerHooks: Send + Sync {
         &self,
         user: &UserSpec,
         auth: &AuthSpec,
+        limits: &ResourceLimits,
         if_not_exists: bool,
     ) -> Result<Option<Diagnostic>>;
+    /// ALTER USER / SET PASSWORD: `auth` and the limits named change, the rest stays.
     fn alter_user(
         &self,
         user: &UserSpec,
         auth: &AuthSpec,
+        limits: &ResourceLimits,
         if_exists: bool,
     ) -> Result<Option<Diagnostic>>;
+    /// DROP USER: the account and all its grants.
     fn drop_user(&self, user: &UserSpec, if_exists: bool) -> Result<Option<Diagnostic>>;
-    /// Whether `user@host` (an account) may run administrative statements (SUPER-like).
+    /// Whether `user@host` (an account) holds the global SHUTDOWN privilege (kept for
+    /// COM_SHUTDOWN; statements check `account_privileges` through the session).
     fn is_admin(&self, user: &str, host: &str) -> bool;
     /// Rows of information_schema.THREAD_POOL_GROUPS, _QUEUES, _STATS or _WAITS
     /// (columns as `exec::infoschema` lists them); none without a thread pool.
     fn thread_pool_rows(&self, table: &str) -> Vec<Vec<crate::value::Value>>;
+
+    /// The privileges of exactly the account `user@host` (None: no such account).
+    /// The default, for servers without accounts, is every privilege.
+    fn account_privileges(&self, user: &str, host: &str) -> Option<Arc<Privileges>> {
+        Some(Arc::new(Privileges {
+            user: user.to_string(),
+            host: host.to_string(),
+            ..Privileges::all()
+        }))
+    }
+    /// A number that changes whenever any account or grant changes: sessions re-read
+    /// their cached privileges when it moves (one atomic load per statement).
+    fn privilege_generation(&self) -> u64 {
+        0
+    }
+    /// GRANT: adds `privs` at `object` for every user (the session has checked that
+    /// they exist and that the grantor may grant them). All or nothing.
+    fn grant(&self, _users: &[UserSpec], _object: &GrantObject, _privs: PrivSet) -> Result<()> {
+        Err(KilnError::new(ErrorKind::ER_NOT_SUPPORTED_YET, &[&"GRANT"]))
+    }
+    /// REVOKE: removes `privs` at `object` from every user; 1141 / 1147 when a user
+    /// has no grant at that database / table. All or nothing.
+    fn revoke(&self, _users: &[UserSpec], _object: &GrantObject, _privs: PrivSet) -> Result<()> {
+        Err(KilnError::new(
+            ErrorKind::ER_NOT_SUPPORTED_YET,
+            &[&"REVOKE"],
+        ))
+    }
+    /// REVOKE ALL PRIVILEGES, GRANT OPTION: every grant of every user; 1269 when one
+    /// of them does not exist. All or nothing.
+    fn revoke_all(&self, _users: &[UserSpec]) -> Result<()> {
+        Err(KilnError::new(
+            ErrorKind::ER_NOT_SUPPORTED_YET,
+            &[&"REVOKE"],
+        ))
+    }
+    /// RENAME USER: each account keeps its credentials, limits and grants under the
+    /// new name; 1396 naming the pairs that failed. All or nothing.
+    fn rename_user(&self, _pairs: &[(UserSpec, UserSpec)]) -> Result<()> {
+        Err(KilnError::new(
+            ErrorKind::ER_NOT_SUPPORTED_YET,
+            &[&"RENAME USER"],
+        ))
+    }
 }
 
 /// Per-session statement counters (SHOW SESSION STATUS).
@@ -160,6 +210,9 @@ pub struct Session {
     pub(crate) trx_lent: bool,
     /// Session variables every statement consults, read once (dropped by any SET).
     pub(crate) var_cache: Option<VarCache>,
+    /// The account's privileges as of `privs_generation` (see `Session::privileges`).
+    pub(crate) privs: Option<Arc<Privileges>>,
+    pub(crate) privs_generation: u64,
 }
 
 /// Session variables the statement path reads, parsed once.
@@ -220,6 +273,8 @@ impl Session {
             statement_pending: false,
             trx_lent: false,
             var_cache: None,
+            privs: None,
+            privs_generation: 0,
         }
     }
 
@@ -287,7 +342,7 @@ impl Session {
         self.push_diagnostic(Level::Error, e.code, e.message.clone());
     }
 
-    fn push_diagnostic(&mut self, level: Level, code: u16, message: String) {
+    pub(crate) fn push_diagnostic(&mut self, level: Level, code: u16, message: String) {
         self.diagnostics_total += 1;
         if self.diagnostics.len() < DIAGNOSTICS_MAX {
             self.diagnostics.push(Diagnostic {
@@ -305,6 +360,9 @@ impl Session {
 
     /// Sets the default database (COM_INIT_DB, USE). Unknown → 1049.
     pub fn use_database(&mut self, db: &str) -> Result<()> {
+        // Access first, as MySQL: a database the account may not see is 1044 whether
+        // it exists or not.
+        self.check_db_access(db)?;
         let names = if self.dict.is_some() {
             self.database_names()
         } else {
@@ -382,8 +440,12 @@ impl Session {
     }
 
     fn dispatch(&mut self, stmt: &Stmt) -> Result<Outcome> {
+        crate::privcheck::check(self, stmt)?;
         if is_implicit_commit(stmt) {
             self.commit_current()?;
+        }
+        if let Some(r) = self.account_statement(stmt) {
+            return r;
         }
         match stmt {
             Stmt::Select(s) => crate::exec::select::run(self, s).map(Outcome::Rows),
@@ -436,18 +498,6 @@ impl Session {
                 isolation,
                 access,
             } => self.set_transaction(*scope, isolation.as_deref(), access.as_ref()),
-            Stmt::SetPassword { user, password } => {
-                let target = user.clone().unwrap_or(UserSpec {
-                    user: self.account.0.clone(),
-                    host: self.account.1.clone(),
-                });
-                let auth = AuthSpec {
-                    plugin: None,
-                    password: Some(password.clone()),
-                };
-                self.server.alter_user(&target, &auth, false)?;
-                Ok(Outcome::ok())
-            }
             Stmt::Show {
                 kind,
                 scope,
@@ -473,7 +523,6 @@ impl Session {
                 Ok(Outcome::ok())
             }
             Stmt::Shutdown => {
-                self.require_admin("SHUTDOWN")?;
                 let user = self.user.clone();
                 self.server.shutdown(&user)?;
                 Ok(Outcome::ok())
@@ -493,60 +542,11 @@ impl Session {
                 self.rollback_current()?;
                 Ok(Outcome::ok())
             }
-            Stmt::CreateUser {
-                if_not_exists,
-                users,
-            } => {
-                self.require_admin("CREATE USER")?;
-                for (u, a) in users {
-                    if let Some(d) = self.server.create_user(u, a, *if_not_exists)? {
-                        self.push_diagnostic(d.level, d.code, d.message);
-                    }
-                }
-                Ok(Outcome::ok())
-            }
-            Stmt::AlterUser { if_exists, users } => {
-                for (u, a) in users {
-                    let own = u.host == "%current%"
-                        || (u.user == self.account.0 && u.host == self.account.1);
-                    if !own {
-                        self.require_admin("CREATE USER")?;
-                    }
-                    let u = if u.host == "%current%" {
-                        UserSpec {
-                            user: self.account.0.clone(),
-                            host: self.account.1.clone(),
-                        }
-                    } else {
-                        u.clone()
-                    };
-                    if let Some(d) = self.server.alter_user(&u, a, *if_exists)? {
-                        self.push_diagnostic(d.level, d.code, d.message);
-                    }
-                }
-                Ok(Outcome::ok())
-            }
-            Stmt::DropUser { if_exists, users } => {
-                self.require_admin("CREATE USER")?;
-                for u in users {
-                    if let Some(d) = self.server.drop_user(u, *if_exists)? {
-                        self.push_diagnostic(d.level, d.code, d.message);
-                    }
-                }
-                Ok(Outcome::ok())
-            }
             Stmt::NoOp(_) => Ok(Outcome::ok()),
-        }
-    }
-
-    fn require_admin(&self, privilege: &str) -> Result<()> {
-        if self.server.is_admin(&self.account.0, &self.account.1) {
-            Ok(())
-        } else {
-            Err(KilnError::new(
-                ErrorKind::ER_SPECIFIC_ACCESS_DENIED_ERROR,
-                &[&privilege],
-            ))
+            _ => {
+                debug_assert!(is_account_statement(stmt));
+                unreachable!("account statements run in account_statement")
+            }
         }
     }
 
@@ -645,7 +645,7 @@ impl Session {
             }
         }
         if scope == VarScope::Global {
-            self.require_admin("SUPER or SYSTEM_VARIABLES_ADMIN")?;
+            self.require_global(crate::privilege::SUPER, "SUPER or SYSTEM_VARIABLES_ADMIN")?;
         }
         let warnings = self.vars.set(scope, &lname, value)?;
         self.var_cache = None;
@@ -787,12 +787,23 @@ fn is_implicit_commit(stmt: &Stmt) -> bool {
             | Stmt::CreateIndex { .. }
             | Stmt::DropIndex { .. }
             | Stmt::AlterTable { .. }
-            | Stmt::CreateUser { .. }
+            | Stmt::LockTables
+            | Stmt::UnlockTables
+    ) || is_account_statement(stmt)
+}
+
+/// CREATE/ALTER/DROP/RENAME USER, SET PASSWORD, GRANT, REVOKE (session_acl.rs).
+fn is_account_statement(stmt: &Stmt) -> bool {
+    matches!(
+        stmt,
+        Stmt::CreateUser { .. }
             | Stmt::AlterUser { .. }
             | Stmt::DropUser { .. }
             | Stmt::SetPassword { .. }
-            | Stmt::LockTables
-            | Stmt::UnlockTables
+            | Stmt::RenameUser(_)
+            | Stmt::Grant(_)
+            | Stmt::Revoke(_)
+            | Stmt::RevokeAll(_)
     )
 }
 
@@ -863,6 +874,10 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
         Stmt::CreateUser { .. } => "create_user",
         Stmt::AlterUser { .. } => "alter_user",
         Stmt::DropUser { .. } => "drop_user",
+        Stmt::RenameUser(_) => "rename_user",
+        Stmt::Grant(_) => "grant",
+        Stmt::Revoke(_) => "revoke",
+        Stmt::RevokeAll(_) => "revoke_all",
         Stmt::NoOp(n) => n,
     }
 }

@@ -3,7 +3,7 @@
 
 use kiln_common::{ErrorKind, KilnError, Result};
 
-use crate::ast::{Expr, ShowFilter, ShowKind, UserSpec, VarScope};
+use crate::ast::{Expr, ShowFilter, ShowKind, VarScope};
 use crate::charset::{CHARSETS, COLLATIONS};
 use crate::eval::{Env, Level, eval, like_match};
 use crate::result::{ColumnInfo, ColumnKind, Outcome, Rows};
@@ -104,6 +104,10 @@ pub fn show(
             ShowKind::Databases => {
                 let cols = vec![ColumnInfo::text("Database", 64)];
                 let mut dbs = s.server.databases();
+                let p = s.privileges();
+                if !p.global_has(crate::privilege::SHOW_DATABASES) {
+                    dbs.retain(|d| p.sees_db(d));
+                }
                 dbs.sort();
                 (cols, dbs.into_iter().map(|d| vec![Value::Str(d)]).collect())
             }
@@ -134,9 +138,7 @@ pub fn show(
                     ColumnInfo::text("State", 30),
                     ColumnInfo::text("Info", if *full { 65535 } else { 100 }),
                 ];
-                let rows = s
-                    .server
-                    .processlist()
+                let rows = visible_processes(s)
                     .into_iter()
                     .map(|p| {
                         let info = p.info.map(|i| {
@@ -238,20 +240,10 @@ pub fn show(
                 (cols, rows)
             }
             ShowKind::Grants(user) => {
-                let (u, h) = match user {
-                    Some(UserSpec { user, host }) if host != "%current%" => {
-                        (user.clone(), host.clone())
-                    }
-                    _ => s.account.clone(),
-                };
-                let grant = if s.server.is_admin(&u, &h) {
-                    format!("GRANT ALL PRIVILEGES ON *.* TO `{u}`@`{h}` WITH GRANT OPTION")
-                } else {
-                    format!("GRANT USAGE ON *.* TO `{u}`@`{h}`")
-                };
+                let (name, lines) = s.show_grants(user.as_ref())?;
                 (
-                    vec![ColumnInfo::text(&format!("Grants for {u}@{h}"), 1024)],
-                    vec![vec![Value::Str(grant)]],
+                    vec![ColumnInfo::text(&name, 1024)],
+                    lines.into_iter().map(|l| vec![Value::Str(l)]).collect(),
                 )
             }
         }
@@ -272,6 +264,16 @@ pub fn show(
         }
     }
     Ok(Outcome::Rows(Rows { columns, rows: out }))
+}
+
+/// PROCESSLIST rows the session may see: all with the PROCESS privilege, else its
+/// user's own threads (MySQL compares the client user name).
+pub(crate) fn visible_processes(s: &mut Session) -> Vec<crate::session::ProcessInfo> {
+    let mut v = s.server.processlist();
+    if !s.privileges().global_has(crate::privilege::PROCESS) {
+        v.retain(|p| p.user == s.user);
+    }
+    v
 }
 
 fn status_rows(s: &mut Session, global: bool) -> Vec<Vec<Value>> {

@@ -101,9 +101,16 @@ const THREAD_POOL_TABLES: &[(&str, &[&str])] = &[
     ("THREAD_POOL_WAITS", &["REASON", "COUNT"]),
 ];
 
+/// The tables the session may see (any privilege on them), by schema and name.
 fn tables(sess: &mut Session) -> Result<Vec<std::sync::Arc<TableHandle>>> {
     let cat = sess.catalog()?;
-    let mut v: Vec<_> = cat.tables.values().cloned().collect();
+    let p = sess.privileges();
+    let mut v: Vec<_> = cat
+        .tables
+        .values()
+        .filter(|t| p.sees_table(&t.def.schema, &t.def.name))
+        .cloned()
+        .collect();
     v.sort_by(|a, b| (&a.def.schema, &a.def.name).cmp(&(&b.def.schema, &b.def.name)));
     Ok(v)
 }
@@ -123,7 +130,9 @@ pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
                 s("NO"),
             ]);
             let cat = sess.catalog()?;
-            for d in cat.databases.values() {
+            let p = sess.privileges();
+            let all = p.global_has(crate::privilege::SHOW_DATABASES);
+            for d in cat.databases.values().filter(|d| all || p.sees_db(&d.name)) {
                 rows.push(vec![
                     s("def"),
                     s(d.name.clone()),
@@ -552,9 +561,7 @@ pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
             columns: vec![
                 "ID", "USER", "HOST", "DB", "COMMAND", "TIME", "STATE", "INFO",
             ],
-            rows: sess
-                .server
-                .processlist()
+            rows: crate::show::visible_processes(sess)
                 .into_iter()
                 .map(|p| {
                     vec![

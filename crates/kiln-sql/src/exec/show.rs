@@ -38,13 +38,17 @@ fn schema_or_current(sess: &Session, db: Option<&String>) -> Result<String> {
 /// `like`: the LIKE pattern of SHOW TABLES (it appears in the column name).
 pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<Option<Table>> {
     Ok(Some(match kind {
-        ShowKind::Databases => (
-            vec![text("Database")],
-            sess.database_names()
-                .into_iter()
-                .map(|d| vec![s(d)])
-                .collect(),
-        ),
+        ShowKind::Databases => {
+            let mut names = sess.database_names();
+            let p = sess.privileges();
+            if !p.global_has(crate::privilege::SHOW_DATABASES) {
+                names.retain(|d| p.sees_db(d));
+            }
+            (
+                vec![text("Database")],
+                names.into_iter().map(|d| vec![s(d)]).collect(),
+            )
+        }
         ShowKind::Tables { full, db } => {
             let schema = schema_or_current(sess, db.as_ref())?;
             let cat = sess.catalog()?;
@@ -59,9 +63,11 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
             if *full {
                 cols.push(text("Table_type"));
             }
+            let p = sess.privileges();
             let mut rows: Vec<Vec<Value>> = cat
                 .tables_of(&schema)
                 .into_iter()
+                .filter(|t| p.sees_table(&schema, &t.def.name))
                 .map(|t| {
                     let mut r = vec![s(t.def.name.clone())];
                     if *full {
@@ -132,9 +138,11 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
                 text("Create_options"),
                 text("Comment"),
             ];
+            let p = sess.privileges();
             let rows = cat
                 .tables_of(&schema)
                 .into_iter()
+                .filter(|t| p.sees_table(&schema, &t.def.name))
                 .map(|t| {
                     let created = kiln_common::time::CivilTime::from_unix_micros(
                         t.def.created_unix_secs as i64 * 1_000_000,

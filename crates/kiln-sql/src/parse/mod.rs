@@ -4,7 +4,8 @@
 //! shifts < + - < * / DIV MOD < ^ < unary - ~ < !).
 //!
 //! Files: `mod.rs` (entry points, the token cursor, errors), `stmt.rs` (statement
-//! dispatch, DDL-ish and account statements, SHOW), `select.rs` (SELECT), `set.rs`
+//! dispatch, DDL-ish and account statements, SHOW), `grant.rs` (GRANT, REVOKE, RENAME
+//! USER, account resource options), `select.rs` (SELECT), `set.rs`
 //! (SET and SET TRANSACTION), `expr.rs` (expressions).
 //!
 //! Errors are MySQL's 1064 with the text from the failing token, cut at 80 bytes:
@@ -19,6 +20,7 @@ use crate::lexer::{Tok, Token, tokenize};
 mod ddl;
 mod dml;
 mod expr;
+mod grant;
 mod select;
 mod set;
 mod special;

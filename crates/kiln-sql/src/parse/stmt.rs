@@ -101,6 +101,9 @@ impl<'a> Parser<'a> {
                 Ok(Stmt::TruncateTable(self.table_name()?))
             }
             "RENAME" if !self.is_kw_at(1, "USER") => self.rename_table(),
+            "RENAME" => self.rename_user(),
+            "GRANT" => self.grant(),
+            "REVOKE" => self.revoke(),
             "ALTER" if self.is_kw_at(1, "TABLE") => self.alter_table(),
             "CREATE" if !self.is_kw_at(1, "USER") => self.create(),
             "DROP" if !self.is_kw_at(1, "USER") => self.drop(),
@@ -174,29 +177,32 @@ impl<'a> Parser<'a> {
                 self.bump();
                 self.bump();
                 let if_not_exists = self.if_not_exists()?;
+                let users = self.user_auth_list()?;
                 Ok(Stmt::CreateUser {
                     if_not_exists,
-                    users: self.user_auth_list()?,
+                    users,
+                    limits: self.account_options()?,
                 })
             }
             "ALTER" if self.is_kw_at(1, "USER") => {
                 self.bump();
                 self.bump();
                 let if_exists = self.if_exists()?;
+                let users = self.user_auth_list()?;
                 Ok(Stmt::AlterUser {
                     if_exists,
-                    users: self.user_auth_list()?,
+                    users,
+                    limits: self.account_options()?,
                 })
             }
             "DROP" if self.is_kw_at(1, "USER") => {
                 self.bump();
                 self.bump();
                 let if_exists = self.if_exists()?;
-                let mut users = vec![self.user_spec()?];
-                while self.eat_op(",") {
-                    users.push(self.user_spec()?);
-                }
-                Ok(Stmt::DropUser { if_exists, users })
+                Ok(Stmt::DropUser {
+                    if_exists,
+                    users: self.user_list()?,
+                })
             }
             "FLUSH" => {
                 self.bump();
@@ -271,7 +277,8 @@ impl<'a> Parser<'a> {
                     ));
                 }
             }
-            // Account options (PASSWORD EXPIRE, ACCOUNT LOCK, WITH MAX_...) are not supported yet.
+            // Resource limits follow the list (account_options); PASSWORD EXPIRE and
+            // ACCOUNT LOCK are not supported yet.
             out.push((u, auth));
             if !self.eat_op(",") {
                 return Ok(out);
