@@ -9,8 +9,9 @@
 //! (the point-select path of a root session).
 //!
 //! Errors, as MySQL 8.0 words them:
-//! - 1142 `<PRIV> command denied to user 'u'@'client host' for table 't'` (the first
-//!   missing privilege in bit order; the table name alone, as MySQL 8.0 prints it);
+//! - 1142 `<PRIVS> command denied to user 'u'@'client host' for table 't'` (the
+//!   missing privileges in bit order, ", "-joined as MySQL's get_privilege_desc; the
+//!   table name alone, as MySQL 8.0 prints it);
 //! - 1143 `SELECT command denied ... for column 'c' in table 't'` when an UPDATE or
 //!   DELETE reads a column of a table it has no SELECT on;
 //! - 1044 `Access denied for user 'u'@'account host' to database 'db'`;
@@ -163,18 +164,31 @@ pub(crate) fn db_denied(sess: &Session, db: &str) -> KilnError {
     )
 }
 
-/// 1142 for the session: `missing`'s first privilege on `table`.
+/// 1142 for the session: the `missing` privileges on `table`.
 pub(crate) fn table_denied(sess: &Session, missing: PrivSet, table: &str) -> KilnError {
-    let bit = 1 << missing.trailing_zeros();
-    let cmd = if bit == GRANT_OPTION {
-        "GRANT"
-    } else {
-        name(bit)
-    };
     KilnError::new(
         ErrorKind::ER_TABLEACCESS_DENIED_ERROR,
-        &[&cmd, &sess.account.0, &sess.host, &table],
+        &[&command_text(missing), &sess.account.0, &sess.host, &table],
     )
+}
+
+/// MySQL's `get_privilege_desc`: the privileges' names in bit order joined by ", ",
+/// GRANT OPTION as "GRANT", stopping before the text reaches 128 bytes.
+fn command_text(set: PrivSet) -> String {
+    let mut out = String::new();
+    for (i, n) in NAMES.iter().enumerate() {
+        if set & (1 << i) == 0 {
+            continue;
+        }
+        let n = if 1 << i == GRANT_OPTION { "GRANT" } else { n };
+        if out.len() + n.len() >= 127 {
+            continue;
+        }
+        out.push_str(n);
+        out.push_str(", ");
+    }
+    out.truncate(out.len().saturating_sub(2));
+    out
 }
 
 /// One table privilege a statement needs.
@@ -482,4 +496,17 @@ fn first_column<'a>(exprs: impl Iterator<Item = &'a Expr>) -> Option<String> {
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_text_lists_missing_privileges() {
+        assert_eq!(command_text(SELECT), "SELECT");
+        assert_eq!(command_text(ALTER | DROP), "DROP, ALTER");
+        assert_eq!(command_text(GRANT_OPTION | SELECT), "SELECT, GRANT");
+        assert!(command_text(GLOBAL_ALL).len() < 128);
+    }
 }
