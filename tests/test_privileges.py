@@ -433,15 +433,9 @@ def test_processlist_and_kill(env):
     run(c, f"KILL {c2_id}")
     run(root, f"GRANT PROCESS, SUPER ON *.* TO {u}")
     assert root_id in ids(c)
-    victim = srv_connect_root(root)
+    victim = root_login(root, "root", "")
     victim_id = run(victim, "SELECT CONNECTION_ID()")[0][0]
     run(c, f"KILL {victim_id}")
-
-
-def srv_connect_root(root):
-    return pymysql.connect(
-        host=root.host, port=root.port, user="root", password="", autocommit=True
-    )
 
 
 def test_grants_reach_open_sessions_at_once(env):
