@@ -382,6 +382,7 @@ def test_show_statements_are_filtered(env):
     assert err(c, f"SHOW INDEX FROM {db}.s") == denied("SELECT", u, "s")
     assert err(c, f"SHOW TABLES FROM mysql")[0] == 1044
     assert err(c, "SHOW ENGINE INNODB STATUS")[0] == 1227
+    assert err(c, "SELECT * FROM information_schema.innodb_trx")[0] == 1227
     # SHOW DATABASES privilege: all of them
     run(root, f"GRANT SHOW DATABASES ON *.* TO {u}")
     assert "mysql" in [r[0] for r in run(c, "SHOW DATABASES")]

@@ -9,6 +9,10 @@
 //! A caller owns a kiln-sql `Session` (for its storage session, sql_mode, NOW() and
 //! warnings) and runs its own transactions: `begin` one, read and change rows through
 //! the functions here, commit it.
+//!
+//! No privilege is checked here: the caller is not an account's session (statements
+//! are checked in `privcheck.rs`, on `Session::execute`'s path only). HandlerSocket's
+//! access control is its own secret (docs/privileges.md).
 
 use std::sync::Arc;
 

@@ -578,6 +578,8 @@ pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
                 .collect(),
         },
         "INNODB_TRX" => {
+            // MySQL: the InnoDB tables of information_schema need PROCESS.
+            crate::privcheck::global(&sess.privileges(), crate::privilege::PROCESS, "PROCESS")?;
             let rows = match sess.dict() {
                 Ok(d) => {
                     d.te.transactions()
