@@ -34,13 +34,21 @@ pub(crate) fn quote(name: &str) -> String {
 impl Session {
     /// The session account's privileges (cached; see the module comment).
     pub fn privileges(&mut self) -> Arc<Privileges> {
+        self.refresh_privileges();
+        self.privs.clone().expect("refreshed")
+    }
+
+    /// Re-reads the cached privileges if the server's generation or the session's
+    /// account moved since they were read. Leaves `self.privs` set.
+    #[inline]
+    pub(crate) fn refresh_privileges(&mut self) {
         let generation = self.server.privilege_generation();
         if let Some(p) = &self.privs
             && self.privs_generation == generation
             && p.user == self.account.0
             && p.host == self.account.1
         {
-            return p.clone();
+            return;
         }
         let p = self
             .server
@@ -53,9 +61,8 @@ impl Session {
                     ..Privileges::default()
                 })
             });
-        self.privs = Some(p.clone());
+        self.privs = Some(p);
         self.privs_generation = generation;
-        p
     }
 
     /// 1227 naming `name` unless the session holds `need` globally.
