@@ -432,11 +432,20 @@ def test_processlist_and_kill(env):
     c2_id = run(c2, "SELECT CONNECTION_ID()")[0][0]
     run(c, f"KILL QUERY {c2_id}")
     run(c, f"KILL {c2_id}")
+    # COM_PROCESS_KILL checks the same way
+    with pytest.raises(pymysql.err.MySQLError) as ei:
+        c.kill(root_id)
+    assert ei.value.args[0] == 1095
     run(root, f"GRANT PROCESS, SUPER ON *.* TO {u}")
     assert root_id in ids(c)
     victim = root_login(root, "root", "")
     victim_id = run(victim, "SELECT CONNECTION_ID()")[0][0]
     run(c, f"KILL {victim_id}")
+    # root@localhost (a literal host) kills other users' threads, by statement and
+    # by COM_PROCESS_KILL
+    c3, c4 = login(), login()
+    run(root, f"KILL {run(c3, 'SELECT CONNECTION_ID()')[0][0]}")
+    root.kill(run(c4, "SELECT CONNECTION_ID()")[0][0])
 
 
 def test_grants_reach_open_sessions_at_once(env):
