@@ -283,16 +283,13 @@ impl ServerHooks for Server {
             return Err(KilnError::new(ErrorKind::ER_NO_SUCH_THREAD, &[&target]));
         };
         let owner = c.state.lock().user.clone();
-        // Another user's thread needs SUPER (MySQL 8.0: or CONNECTION_ADMIN). The
-        // killer's account is the one its client user and host match, as at login.
+        // Another user's thread needs SUPER (MySQL 8.0: or CONNECTION_ADMIN) of the
+        // killer's account, as the connection registry recorded it at login.
         if owner != by_user {
-            let killer = self.get_conn(by).map(|k| {
-                let st = k.state.lock();
-                (st.user.clone(), host_of_display(&st.host).to_string())
+            let killer = self.get_conn(by).and_then(|k| k.account.lock().clone());
+            let allowed = killer.is_some_and(|(user, host)| {
+                self.accounts.has_global(&user, &host, privilege::SUPER)
             });
-            let allowed = killer
-                .and_then(|(user, host)| self.accounts.find(&user, &host, Some(&host)))
-                .is_some_and(|a| a.global & privilege::SUPER != 0);
             if !allowed {
                 return Err(KilnError::new(ErrorKind::ER_KILL_DENIED_ERROR, &[&target]));
             }
@@ -553,15 +550,6 @@ impl ServerHooks for Server {
     }
 }
 
-/// The client host of a PROCESSLIST `host:port` ("localhost" for the Unix socket, which
-/// has no port; an IPv6 address keeps its colons, the port is the last field).
-fn host_of_display(display: &str) -> &str {
-    match display.rsplit_once(':') {
-        Some((host, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => host,
-        _ => display,
-    }
-}
-
 /// ALTER/DROP USER on an account that does not exist: a note 3162 with IF EXISTS,
 /// else error 1396.
 fn missing_user(op: &str, user: &UserSpec, if_exists: bool) -> Result<Option<Diagnostic>> {
@@ -575,17 +563,4 @@ fn missing_user(op: &str, user: &UserSpec, if_exists: bool) -> Result<Option<Dia
         ));
     }
     Err(cannot_user(op, user))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::host_of_display;
-
-    #[test]
-    fn processlist_host_without_port() {
-        assert_eq!(host_of_display("localhost:51234"), "localhost");
-        assert_eq!(host_of_display("localhost"), "localhost");
-        assert_eq!(host_of_display("10.0.0.7:3306"), "10.0.0.7");
-        assert_eq!(host_of_display("fe80::1:40000"), "fe80::1");
-    }
 }
