@@ -178,16 +178,24 @@ impl Server {
 
     /// Counts an authenticated connection under its account (replacing the one it
     /// was counted under, after COM_CHANGE_USER), refusing it when the account is at
-    /// `max_user_connections` (error 1203).
+    /// its limit: the account's own MAX_USER_CONNECTIONS when not 0 (error 1226),
+    /// else the global `max_user_connections` (error 1203), as MySQL does.
     pub fn admit_account(&self, c: &ConnShared, account: &(String, String)) -> Result<()> {
-        let limit = self.globals.u64("max_user_connections").unwrap_or(0);
+        let own = self.accounts.max_user_connections(&account.0, &account.1);
+        let global = self.globals.u64("max_user_connections").unwrap_or(0);
         let mut slot = c.account.lock();
         let mut m = self.account_conns.lock();
         if slot.as_ref() == Some(account) {
             return Ok(());
         }
         let n = m.get(account).copied().unwrap_or(0);
-        if limit > 0 && n >= limit {
+        if own > 0 && n >= own {
+            return Err(KilnError::new(
+                ErrorKind::ER_USER_LIMIT_REACHED,
+                &[&account.0, &"max_user_connections", &own],
+            ));
+        }
+        if own == 0 && global > 0 && n >= global {
             return Err(KilnError::new(
                 ErrorKind::ER_TOO_MANY_USER_CONNECTIONS,
                 &[&account.0],

@@ -9,7 +9,6 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU8;
 
 use kiln_common::{ErrorKind, KilnError};
 use kiln_mysql::auth::{caching_sha2, native, rsa, scramble};
@@ -72,8 +71,9 @@ pub fn handshake(
     io: &mut PacketIo,
     id: u64,
     peer: &Peer,
-    interrupt: Arc<AtomicU8>,
+    shared: &crate::server::ConnShared,
 ) -> Result<Conn, HandshakeFailure> {
+    let interrupt = shared.interrupt.clone();
     let scramble = scramble::new_scramble();
     let default_plugin = server
         .globals
@@ -148,6 +148,12 @@ pub fn handshake(
     let Some(account) = authenticated else {
         return Err(deny(io, &user, &peer.host, used_password));
     };
+    // Per-account connection limits, before the client is told it is in.
+    if let Err(e) = server.admit_account(shared, &(account.user.clone(), account.host.clone())) {
+        encode::write_err(io, e.code, &e.sqlstate, &e.message);
+        let _ = io.flush();
+        return Err(Some(e.message));
+    }
 
     let vars = server.globals.new_session();
     let mut session = Session::new(id, vars, server_hooks(server), interrupt);

@@ -114,28 +114,20 @@ pub fn open(
         let _ = io.flush();
         return None;
     }
-    let result = auth::handshake(server, &mut io, id, &peer, interrupt.clone());
-    let failure = match result {
-        Ok(mut conn) => match server.admit_account(&shared, &conn.session.account) {
-            Ok(()) => {
-                io.set_max_packet_bytes(max_packet);
-                {
-                    let mut st = shared.state.lock();
-                    st.user = conn.session.user.clone();
-                    st.db = conn.session.database.clone();
-                    st.command = "Sleep";
-                    st.since = Instant::now();
-                    st.tls = io.tls_version().zip(io.tls_cipher());
-                }
-                conn.shared = Some(shared.clone());
-                return Some(Open { io, conn, shared });
+    let failure = match auth::handshake(server, &mut io, id, &peer, &shared) {
+        Ok(mut conn) => {
+            io.set_max_packet_bytes(max_packet);
+            {
+                let mut st = shared.state.lock();
+                st.user = conn.session.user.clone();
+                st.db = conn.session.database.clone();
+                st.command = "Sleep";
+                st.since = Instant::now();
+                st.tls = io.tls_version().zip(io.tls_cipher());
             }
-            Err(e) => {
-                encode::write_err(&mut io, e.code, &e.sqlstate, &e.message);
-                let _ = io.flush();
-                Some(e.message)
-            }
-        },
+            conn.shared = Some(shared.clone());
+            return Some(Open { io, conn, shared });
+        }
         Err(why) => why,
     };
     server.stats.aborted_connects.inc();
