@@ -686,8 +686,8 @@ def test_stalled_group_is_rescued_by_the_stall_timer(kiln_factory):
     with_cpu_statement(a, 4.0, scenario)
 
 
-# A stall limit far above the statement's duration; not 60000, since the timer
-# sleeps a whole period before it looks at shutdown (see the xfail test below).
+# A stall limit far above the statement's duration (a higher one works too: the
+# timer notices shutdown within 50 ms; this keeps the scenario short).
 HIGH_STALL_MS = 6000
 
 
@@ -725,11 +725,6 @@ def test_without_a_stall_the_queue_waits_for_the_long_statement(kiln_factory):
     with_cpu_statement(a, 2.5, scenario)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: ThreadPool::stop joins the timer thread, which sleeps a whole "
-    "thread_pool_stall_limit period (up to 60 s) before it checks for shutdown",
-)
 def test_shutdown_is_prompt_with_a_high_stall_limit(kiln_factory):
     s = start(kiln_factory, POOL)
     c = connect(s)
@@ -799,19 +794,21 @@ def test_sleeps_in_one_group_run_concurrently(kiln_factory):
     adm = admin(s)
     conns = [connect(s) for _ in range(20)]
     sleeps_before = waits(adm)["SLEEP"]
-    bgs = [Bg(c, "SELECT SLEEP(1)") for c in conns]
+    bgs = [Bg(c, "SELECT SLEEP(2)") for c in conns]
     t = time.monotonic()
     for b in bgs:
         b.start()
-    time.sleep(0.5)
+    # Workers beyond the 4th are created at a throttled pace (50-200 ms apart, as
+    # MariaDB's pool does), so not every sleeper runs at once.
+    time.sleep(1.2)
     running = gstatus(adm, "Threads_running")  # the sleepers (+ this statement)
     for b in bgs:
         b.finish(30)
     took = time.monotonic() - t
-    assert running >= 10, f"Threads_running {running} with 20 sleeping statements"
+    assert running >= 8, f"Threads_running {running} with 20 sleeping statements"
     for b in bgs:
         assert b.error is None and b.result == ((0,),), b.error
-    assert took < 10, f"20 x SLEEP(1) with one thread group took {took:.1f}s"
+    assert took < 15, f"20 x SLEEP(2) with one thread group took {took:.1f}s"
     assert waits(adm)["SLEEP"] >= sleeps_before + 20
     assert stats_sum(adm, "THREAD_CREATIONS") + stats_sum(adm, "WAKES") > 1
     # the extra workers leave after thread_pool_idle_timeout
@@ -1065,12 +1062,6 @@ def test_max_user_connections(kiln_factory, mode):
     assert len(extra) == 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the server sends the authentication OK packet and then the 1203 ERR "
-    "(conn::open calls admit_account after auth::handshake wrote OK); MySQL sends "
-    "the ERR instead of the OK",
-)
 @pytest.mark.parametrize("mode", MODES)
 def test_max_user_connections_error_replaces_the_auth_ok(kiln_factory, mode):
     s = start(kiln_factory, f"--thread-handling={mode}")

@@ -80,6 +80,8 @@ struct GroupState {
     dequeues_at_last_tick: u64,
     /// Work was queued at the previous tick: a stall needs a full tick of no progress.
     queued_at_last_tick: bool,
+    /// Pool clock (ms) of the last worker creation, for `creation_pause_ms`.
+    last_creation_ms: u64,
     shutdown: bool,
 }
 
@@ -155,6 +157,17 @@ pub struct Group {
     idle_cv: Condvar,
     conns: Mutex<HashMap<u64, Arc<PoolConn>>>,
     pub stats: GroupStats,
+}
+
+/// How long after its last worker creation a group with `threads` workers waits
+/// before creating another (0 for a group with fewer than 4).
+fn creation_pause_ms(threads: usize) -> u64 {
+    match threads {
+        0..=3 => 0,
+        4..=7 => 50,
+        8..=15 => 100,
+        _ => 200,
+    }
 }
 
 /// A worker's `kiln_common::wait` observer: its group.
@@ -275,6 +288,15 @@ impl Group {
         if self.pool.threads.load(Ordering::Relaxed) >= max {
             return;
         }
+        // Throttle: a group with a few threads already gets another only after a
+        // pause that grows with its size (a burst of commits, each briefly waiting
+        // for the log, would otherwise create a thread per session). The timer
+        // retries every tick, so a group whose workers all wait still gets one.
+        let now_ms = self.pool.now_ms();
+        if now_ms < st.last_creation_ms + creation_pause_ms(st.threads) {
+            self.stats.throttles.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
         if self.spawn_worker(st).is_ok() && stall {
             self.stats
                 .thread_creations_due_to_stall
@@ -291,6 +313,7 @@ impl Group {
             .inspect_err(|e| errlog::error(&format!("thread pool: cannot create a thread: {e}")))?;
         st.threads += 1;
         st.active += 1;
+        st.last_creation_ms = self.pool.now_ms();
         self.pool.threads.fetch_add(1, Ordering::Relaxed);
         self.stats.thread_creations.fetch_add(1, Ordering::Relaxed);
         Ok(())
@@ -493,6 +516,15 @@ impl Group {
                     st.high.push_back(q);
                 }
             }
+        }
+    }
+
+    /// Work is queued but every worker waits (and creating one was throttled):
+    /// try again.
+    pub fn unstarve(self: &Arc<Self>) {
+        let mut st = self.state.lock();
+        if !st.shutdown && st.active == 0 && st.has_work() {
+            self.wake_or_create(&mut st, false);
         }
     }
 

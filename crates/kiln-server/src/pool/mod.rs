@@ -32,7 +32,7 @@ use std::time::Instant;
 
 use kiln_common::wait::{WAIT_KINDS, WaitKind};
 use kiln_sql::value::Value;
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 
 use crate::conn::Peer;
 use crate::conn::io::Socket;
@@ -106,6 +106,8 @@ pub struct ThreadPool {
     pub groups: Vec<Arc<Group>>,
     next_group: AtomicUsize,
     timer: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// Set by `stop`; the timer sleeps on it.
+    stopping: (Mutex<bool>, Condvar),
 }
 
 /// Number of CPUs the process may run on.
@@ -139,6 +141,7 @@ impl ThreadPool {
             groups,
             next_group: AtomicUsize::new(0),
             timer: Mutex::new(None),
+            stopping: (Mutex::new(false), Condvar::new()),
         });
         let p = pool.clone();
         let t = std::thread::Builder::new()
@@ -161,13 +164,23 @@ impl ThreadPool {
         for g in &self.groups {
             g.shut_down();
         }
+        *self.stopping.0.lock() = true;
+        self.stopping.1.notify_all();
         if let Some(t) = self.timer.lock().take() {
             let _ = t.join();
         }
     }
 
     pub fn is_stopping(&self) -> bool {
-        self.groups.first().is_none_or(|g| g.is_shut_down())
+        *self.stopping.0.lock()
+    }
+
+    /// Sleeps up to `d`, or until `stop`.
+    fn wait_stop(&self, d: std::time::Duration) {
+        let mut stopped = self.stopping.0.lock();
+        if !*stopped {
+            self.stopping.1.wait_for(&mut stopped, d);
+        }
     }
 
     /// Workers created since startup (Threads_created).
