@@ -65,6 +65,7 @@ def settings(a):
         "innodb_flush_log_at_trx_commit": "1",
         "redo log": "512M (kiln innodb_redo_log_capacity, MariaDB innodb_log_file_size)",
         "max_connections": str(a.max_connections),
+        "max_prepared_stmt_count": "1048576",
         "thread_pool_size": "default (CPUs)",
     }
 
@@ -77,7 +78,10 @@ def start(base, system, a):
     pool = ["--thread-handling=pool-of-threads"] if system.endswith("pool") else []
     common = [f"--datadir={datadir}", f"--socket={sock}", "--skip-networking",
               f"--innodb-buffer-pool-size={a.pool}", "--innodb-flush-log-at-trx-commit=1",
-              f"--max-connections={a.max_connections}", *pool]
+              f"--max-connections={a.max_connections}",
+              # sysbench prepares ~5 statements per thread: 4,000 threads need more
+              # than the default 16,382.
+              "--max-prepared-stmt-count=1048576", *pool]
     if system.startswith("kiln"):
         cmd = [KILN, "--no-defaults", "--port=0", "--innodb-redo-log-capacity=512M", *common]
     else:

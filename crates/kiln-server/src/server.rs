@@ -90,6 +90,8 @@ pub struct Server {
     conns: Mutex<HashMap<u64, Arc<ConnShared>>>,
     /// Live connections that came in on `extra_port` (part of `conns`).
     extra_conns: AtomicU64,
+    /// Prepared statements of all sessions (Prepared_stmt_count).
+    prepared_stmts: AtomicU64,
     /// Live connections per account, for `max_user_connections`.
     account_conns: Mutex<HashMap<(String, String), u64>>,
     /// The thread pool, when `thread_handling=pool-of-threads`.
@@ -122,6 +124,7 @@ impl Server {
             hs: Mutex::new(None),
             conns: Mutex::new(HashMap::new()),
             extra_conns: AtomicU64::new(0),
+            prepared_stmts: AtomicU64::new(0),
             account_conns: Mutex::new(HashMap::new()),
             pool: std::sync::OnceLock::new(),
             next_id: AtomicU64::new(1),
@@ -173,6 +176,29 @@ impl Server {
                     m.remove(&account);
                 }
             }
+        }
+    }
+
+    /// Reserves one prepared statement under `max_prepared_stmt_count` (error 1461
+    /// when all are taken).
+    pub fn take_prepared(&self) -> Result<()> {
+        let max = self
+            .globals
+            .u64("max_prepared_stmt_count")
+            .unwrap_or(16_382);
+        let r = self
+            .prepared_stmts
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            });
+        r.map(|_| ())
+            .map_err(|_| KilnError::new(ErrorKind::ER_MAX_PREPARED_STMT_COUNT_REACHED, &[&max]))
+    }
+
+    /// Releases `n` prepared statements (closed, reset, or their session ended).
+    pub fn drop_prepared(&self, n: usize) {
+        if n > 0 {
+            self.prepared_stmts.fetch_sub(n as u64, Ordering::AcqRel);
         }
     }
 
@@ -372,6 +398,10 @@ impl ServerHooks for Server {
                 self.stats.ssl_accepts.get().to_string(),
             ),
             ("Slow_queries".to_string(), "0".to_string()),
+            (
+                "Prepared_stmt_count".to_string(),
+                self.prepared_stmts.load(Ordering::Relaxed).to_string(),
+            ),
             ("Opened_tables".to_string(), "0".to_string()),
             ("Open_tables".to_string(), "0".to_string()),
         ];

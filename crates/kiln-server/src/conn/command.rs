@@ -301,6 +301,7 @@ fn dispatch(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, payload
         Command::ChangeUser(body) => return change_user(server, io, conn, body),
         Command::ResetConnection => {
             conn.session.reset();
+            server.drop_prepared(conn.stmts.len());
             conn.stmts.clear();
             send_ok(io, conn, 0, 0, "", false);
         }
@@ -332,7 +333,7 @@ fn dispatch(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, payload
                 );
             }
         }
-        Command::StmtPrepare(sql) => prepare(io, conn, sql),
+        Command::StmtPrepare(sql) => prepare(server, io, conn, sql),
         Command::StmtExecute { statement_id, body } => execute(io, conn, statement_id, body),
         Command::StmtSendLongData {
             statement_id,
@@ -353,7 +354,9 @@ fn dispatch(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, payload
         }
         Command::StmtClose(id) => {
             kiln_sql::status::record_com_only("stmt_close");
-            conn.stmts.remove(&id);
+            if conn.stmts.remove(&id).is_some() {
+                server.drop_prepared(1);
+            }
         }
         Command::StmtReset(id) => {
             kiln_sql::status::record_com_only("stmt_reset");
@@ -434,7 +437,7 @@ fn query(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, sql: &[u8]
     Flow::Continue
 }
 
-fn prepare(io: &mut PacketIo, conn: &mut Conn, sql: &[u8]) {
+fn prepare(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, sql: &[u8]) {
     kiln_sql::status::record_com_only("stmt_prepare");
     let text = kiln_sql::lexer::sql_text(sql).into_owned();
     set_state(conn, "Prepare", Some(&text));
@@ -446,9 +449,15 @@ fn prepare(io: &mut PacketIo, conn: &mut Conn, sql: &[u8]) {
         send_error(io, conn, &e);
         return;
     }
+    // max_prepared_stmt_count bounds the statements of all sessions together.
+    if let Err(e) = server.take_prepared() {
+        send_error(io, conn, &e);
+        return;
+    }
     let (parsed, columns) = match conn.session.prepare(&text) {
         Ok(p) => p,
         Err(e) => {
+            server.drop_prepared(1);
             conn.session.record_error(&e);
             send_error(io, conn, &e);
             return;
@@ -554,6 +563,7 @@ fn change_user(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, body
                 return Flow::Close;
             }
             conn.session.reset();
+            server.drop_prepared(conn.stmts.len());
             conn.stmts.clear();
             conn.session.user = user;
             conn.session.account = (acct.user, acct.host);

@@ -149,6 +149,7 @@ pub fn open(
 
 /// Ends a connection: its byte counts go to the server's, and it leaves the registry.
 pub fn close(server: &'static Server, open: Open) {
+    server.drop_prepared(open.conn.stmts.len());
     server.stats.bytes_received.add(open.io.bytes_received);
     server.stats.bytes_sent.add(open.io.bytes_sent);
     server.unregister(&open.shared);

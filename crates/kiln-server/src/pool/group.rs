@@ -288,12 +288,18 @@ impl Group {
         if self.pool.threads.load(Ordering::Relaxed) >= max {
             return;
         }
-        // Throttle: a group with a few threads already gets another only after a
-        // pause that grows with its size (a burst of commits, each briefly waiting
-        // for the log, would otherwise create a thread per session). The timer
-        // retries every tick, so a group whose workers all wait still gets one.
+        // Never more workers than the group has connections (and queued
+        // handshakes): more could find nothing to do.
+        if st.threads > self.conns.lock().len() + st.queue_length() {
+            return;
+        }
+        // Throttle, as MariaDB does: with a worker still active (a stall, not a
+        // group whose workers all wait), a group of a few threads gets another only
+        // after a pause that grows with its size. A group whose workers all wait
+        // gets one at once: its queued work may be what they wait for (a lock
+        // holder's COMMIT).
         let now_ms = self.pool.now_ms();
-        if now_ms < st.last_creation_ms + creation_pause_ms(st.threads) {
+        if st.active > 0 && now_ms < st.last_creation_ms + creation_pause_ms(st.threads) {
             self.stats.throttles.fetch_add(1, Ordering::Relaxed);
             return;
         }
