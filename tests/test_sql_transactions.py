@@ -18,6 +18,7 @@ The reference is MySQL 8.0 / InnoDB: a failing assertion is a difference from it
 """
 
 import itertools
+import re
 import threading
 import time
 
@@ -484,6 +485,19 @@ def test_deadlock_victim_is_the_smaller_transaction(env):
     ex(t1, "commit")
     assert env.table() == [(1, 11), (2, 12)]
     assert q(env.mon, f"select count(*) from {env.db}.side") == [(50,)]
+    # SHOW ENGINE INNODB STATUS describes the deadlock as InnoDB does: each
+    # transaction's held and awaited lock (table, index, mode) and the one rolled back.
+    status = q(env.mon, "SHOW ENGINE INNODB STATUS")[0][2]
+    section = status.split("LATEST DETECTED DEADLOCK")[1].split("TRANSACTIONS")[0]
+    assert section.count("TRANSACTION:") == 2, section
+    assert section.count("HOLDS THE LOCK(S):") == 2, section
+    assert section.count("WAITING FOR THIS LOCK TO BE GRANTED:") == 2, section
+    assert f"index PRIMARY of table `{env.db}`.`test`" in section, section
+    assert "lock_mode X locks rec but not gap waiting" in section, section
+    # The victim named in the verdict is the lighter one, T2.
+    weights = [int(w) for w in re.findall(r"TRANSACTION \d+, ACTIVE, weight (\d+)", section)]
+    victim = int(re.search(r"\*\*\* WE ROLL BACK TRANSACTION \((\d+)\)", section).group(1))
+    assert len(weights) == 2 and weights[victim - 1] < weights[2 - victim], section
 
 
 def test_deadlock_sqlstate_40001(env, kiln_shared):

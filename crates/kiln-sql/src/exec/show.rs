@@ -193,11 +193,104 @@ fn engine_status(sess: &mut Session) -> Result<String> {
     let mut out = String::from(
         "\n=====================================\nkiln INNODB MONITOR OUTPUT\n=====================================\n------------\nTRANSACTIONS\n------------\n",
     );
+    if let Some(d) = dict.te.locks.latest_deadlock() {
+        out = out.replace(
+            "------------\nTRANSACTIONS",
+            &format!(
+                "{}------------\nTRANSACTIONS",
+                deadlock_section(&d, &dict.catalog())
+            ),
+        );
+    }
     out.push_str(&format!("History list length {}\n", dict.te.history_len()));
     for t in trx {
         out.push_str(&format!("---TRANSACTION {t:?}\n"));
     }
     Ok(out)
+}
+
+/// SHOW ENGINE INNODB STATUS's LATEST DETECTED DEADLOCK, in InnoDB's layout: each
+/// transaction of the cycle with the lock it holds (that the previous one waits for)
+/// and the lock it waits for, then the one rolled back.
+fn deadlock_section(
+    d: &kiln_storage::trx::DeadlockReport,
+    catalog: &crate::dict::Catalog,
+) -> String {
+    use kiln_storage::trx::lock::{Kind as LockKind, LockRow, Mode as LockMode};
+    let micros =
+        d.at.duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |t| t.as_micros() as i64);
+    let at = kiln_common::time::CivilTime::from_unix_micros(micros).datetime_string();
+    let lock = |r: &LockRow| -> String {
+        let (table, index) = catalog
+            .tables
+            .values()
+            .find(|t| t.def.space_id == r.key.space)
+            .map(|t| {
+                let ix = t
+                    .def
+                    .indexes
+                    .iter()
+                    .find(|i| i.id == r.key.index)
+                    .map_or_else(|| format!("#{}", r.key.index), |i| i.name.clone());
+                (format!("`{}`.`{}`", t.def.schema, t.def.name), ix)
+            })
+            .unwrap_or_else(|| {
+                (
+                    format!("space {}", r.key.space),
+                    format!("#{}", r.key.index),
+                )
+            });
+        let mode = match r.mode {
+            LockMode::S => "S",
+            LockMode::X => "X",
+        };
+        let kind = match r.kind {
+            LockKind::Record => " locks rec but not gap",
+            LockKind::Gap => " locks gap before rec",
+            LockKind::NextKey => "",
+            LockKind::InsertIntention => " insert intention",
+        };
+        let rec = if r.key.sup {
+            "supremum".to_string()
+        } else {
+            let hex: String = r.key.key.iter().map(|b| format!("{b:02x}")).collect();
+            format!("hex {hex}")
+        };
+        format!(
+            "RECORD LOCKS space id {} index {index} of table {table} trx id {} lock_mode {mode}{kind}{}\nRecord: {rec}\n",
+            r.key.space,
+            r.trx,
+            if r.granted { "" } else { " waiting" }
+        )
+    };
+    let mut out = format!(
+        "------------------------\nLATEST DETECTED DEADLOCK\n------------------------\n{at}\n"
+    );
+    if d.too_deep {
+        out.push_str("TOO DEEP OR LONG SEARCH IN THE LOCK TABLE WAITS-FOR GRAPH, WE WILL ROLL BACK FOLLOWING TRANSACTION\n");
+    }
+    for (i, t) in d.cycle.iter().enumerate() {
+        let n = i + 1;
+        out.push_str(&format!(
+            "*** ({n}) TRANSACTION:\nTRANSACTION {}, ACTIVE, weight {}\n",
+            t.trx, t.weight
+        ));
+        if !t.holds.is_empty() {
+            out.push_str(&format!("*** ({n}) HOLDS THE LOCK(S):\n"));
+            for r in &t.holds {
+                out.push_str(&lock(r));
+            }
+        }
+        if let Some(w) = &t.waits {
+            out.push_str(&format!("*** ({n}) WAITING FOR THIS LOCK TO BE GRANTED:\n"));
+            out.push_str(&lock(w));
+        }
+    }
+    if let Some(n) = d.cycle.iter().position(|t| t.trx == d.victim) {
+        out.push_str(&format!("*** WE ROLL BACK TRANSACTION ({})\n", n + 1));
+    }
+    out
 }
 
 fn columns(sess: &mut Session, table: &TableName, full: bool) -> Result<Table> {

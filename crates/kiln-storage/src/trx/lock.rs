@@ -27,9 +27,14 @@
 //! `Deadlock` and the requester keeps waiting. A walk longer than `DETECT_STEPS_MAX`
 //! counts as a deadlock (InnoDB does the same with its search limits).
 //!
-//! Lock order: a shard mutex is never held while taking another shard's mutex, the
-//! `waiting` map or a waiter's mutex, except that `waiting` and then shard mutexes
-//! are taken one at a time by the detector under `detect`.
+//! Lock order: a shard mutex, then `waiting`, then a waiter's state mutex. Two shard
+//! mutexes are held together only by `lock_pair`, in shard order. The detector
+//! (under `detect`) takes `waiting` and shard mutexes one at a time, never `waiting`
+//! while holding a shard or the other way round, except `waiting` → a waiter's
+//! state to end the victim's wait.
+//!
+//! Every deadlock found is described (`DeadlockReport`: the cycle, what each
+//! transaction waits for and holds, the victim) for SHOW ENGINE INNODB STATUS.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -205,6 +210,31 @@ pub struct LockRow {
     pub granted: bool,
 }
 
+/// One transaction of a detected deadlock cycle (SHOW ENGINE INNODB STATUS's
+/// LATEST DETECTED DEADLOCK).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeadlockTrx {
+    pub trx: u64,
+    /// Its weight as a victim (undo records + locks).
+    pub weight: u64,
+    /// The request it waits for (granted = false).
+    pub waits: Option<LockRow>,
+    /// Its requests on the key the previous transaction of the cycle waits for: what
+    /// blocks that one.
+    pub holds: Vec<LockRow>,
+}
+
+/// The latest deadlock: the cycle in waits-for order (each transaction waits for
+/// the next; the last for the first) and the transaction rolled back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeadlockReport {
+    pub at: std::time::SystemTime,
+    pub cycle: Vec<DeadlockTrx>,
+    pub victim: u64,
+    /// The walk gave up after `DETECT_STEPS_MAX` steps (counted as a deadlock).
+    pub too_deep: bool,
+}
+
 /// Counters: Innodb_row_lock_waits, _time, _deadlocks.
 #[derive(Default)]
 pub struct LockStats {
@@ -225,6 +255,7 @@ pub struct LockSys {
     owned: Box<[Owned]>,
     waiting: Mutex<HashMap<u64, WaitInfo>>,
     detect: Mutex<()>,
+    latest_deadlock: Mutex<Option<DeadlockReport>>,
     /// innodb_deadlock_detect: off, waits end only by timeout.
     pub detect_deadlocks: std::sync::atomic::AtomicBool,
     pub stats: LockStats,
@@ -257,6 +288,7 @@ impl LockSys {
             owned: (0..64).map(|_| Owned(Mutex::new(HashMap::new()))).collect(),
             waiting: Mutex::new(HashMap::new()),
             detect: Mutex::new(()),
+            latest_deadlock: Mutex::new(None),
             detect_deadlocks: std::sync::atomic::AtomicBool::new(true),
             stats: LockStats::default(),
         }
@@ -648,11 +680,13 @@ impl LockSys {
         }
     }
 
-    /// The transactions `trx`'s waiting request is blocked by (empty if not waiting).
+    /// The transactions `trx`'s waiting request is blocked by (empty if not waiting,
+    /// or if its wait has already ended: granted, or chosen as a victim by another
+    /// detector — it is about to release everything, so it closes no more cycles).
     fn blockers(&self, trx: u64) -> Vec<u64> {
         let key = match self.waiting.lock().get(&trx) {
-            Some(w) => w.key.clone(),
-            None => return Vec::new(),
+            Some(w) if *w.waiter.state.lock() == WaitState::Waiting => w.key.clone(),
+            _ => return Vec::new(),
         };
         let shard = self.shard(&key).lock();
         let Some(queue) = shard.get(&key) else {
@@ -672,9 +706,12 @@ impl LockSys {
         let _one = self.detect.lock();
         let mut doomed = std::collections::HashSet::new();
         loop {
-            let Some(cycle) = self.find_cycle(start, &doomed) else {
+            let Some((cycle, too_deep)) = self.find_cycle(start, &doomed) else {
                 return;
             };
+            // Before `waiting` is held: the report takes shard mutexes, and
+            // `grant_waiters` takes `waiting` under one.
+            let report = self.describe(&cycle, too_deep);
             let waiting = self.waiting.lock();
             let victim = cycle
                 .iter()
@@ -682,6 +719,7 @@ impl LockSys {
                 .min()
                 .map(|(_, _, t)| t)
                 .unwrap_or(start);
+            *self.latest_deadlock.lock() = Some(DeadlockReport { victim, ..report });
             if let Some(w) = waiting.get(&victim) {
                 let mut st = w.waiter.state.lock();
                 if *st == WaitState::Waiting {
@@ -696,9 +734,78 @@ impl LockSys {
         }
     }
 
+    /// The report of a deadlock found by `detect` (its victim still to be filled in).
+    /// Takes `waiting` and shard mutexes one at a time, as `blockers` does.
+    fn describe(&self, cycle: &[u64], too_deep: bool) -> DeadlockReport {
+        let requests = |key: &LockKey, trx: u64| -> Vec<LockRow> {
+            self.shard(key)
+                .lock()
+                .get(key)
+                .map(|q| {
+                    q.iter()
+                        .filter(|r| r.trx == trx)
+                        .map(|r| LockRow {
+                            trx,
+                            key: key.clone(),
+                            mode: r.mode,
+                            kind: r.kind,
+                            granted: r.granted,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let waits_of = |trx: u64| -> (u64, Option<LockRow>) {
+            let Some((key, weight)) = self
+                .waiting
+                .lock()
+                .get(&trx)
+                .map(|w| (w.key.clone(), w.weight))
+            else {
+                return (0, None);
+            };
+            (weight, requests(&key, trx).into_iter().find(|r| !r.granted))
+        };
+        let mut out: Vec<DeadlockTrx> = cycle
+            .iter()
+            .map(|&t| {
+                let (weight, waits) = waits_of(t);
+                DeadlockTrx {
+                    trx: t,
+                    weight,
+                    waits,
+                    holds: Vec::new(),
+                }
+            })
+            .collect();
+        let n = out.len();
+        for i in 0..n {
+            let prev_key = out[(i + n - 1) % n].waits.as_ref().map(|r| r.key.clone());
+            if let Some(k) = prev_key {
+                out[i].holds = requests(&k, out[i].trx);
+            }
+        }
+        DeadlockReport {
+            at: std::time::SystemTime::now(),
+            cycle: out,
+            victim: 0,
+            too_deep,
+        }
+    }
+
+    /// The latest deadlock detected, if any since startup.
+    pub fn latest_deadlock(&self) -> Option<DeadlockReport> {
+        self.latest_deadlock.lock().clone()
+    }
+
     /// A cycle of waits through `start` (the chain from `start`), ignoring `doomed`
-    /// transactions. A walk longer than `DETECT_STEPS_MAX` counts as a cycle.
-    fn find_cycle(&self, start: u64, doomed: &std::collections::HashSet<u64>) -> Option<Vec<u64>> {
+    /// transactions. A walk longer than `DETECT_STEPS_MAX` counts as a cycle (true:
+    /// this happened).
+    fn find_cycle(
+        &self,
+        start: u64,
+        doomed: &std::collections::HashSet<u64>,
+    ) -> Option<(Vec<u64>, bool)> {
         let live = |mut b: Vec<u64>| {
             b.retain(|t| !doomed.contains(t));
             b
@@ -715,7 +822,7 @@ impl LockSys {
             };
             steps += 1;
             if t == start || steps > DETECT_STEPS_MAX {
-                return Some(path.iter().map(|(t, _)| *t).collect());
+                return Some((path.iter().map(|(t, _)| *t).collect(), t != start));
             }
             if seen.insert(t) {
                 let b = live(self.blockers(t));
@@ -958,6 +1065,38 @@ mod tests {
                 assert_eq!((r1, r2), (Err(LockError::Deadlock), Ok(Acquired::Granted)));
             }
             assert_eq!(l.stats.deadlocks.load(Ordering::SeqCst), 1);
+            // The report: 2 waits for k1, which 1 holds; 1 waits for k2, which 2
+            // holds. (The cycle starts at the transaction that found it: either.)
+            let mut d = l.latest_deadlock().expect("a deadlock report");
+            if d.cycle[0].trx == 1 {
+                d.cycle.rotate_left(1);
+            }
+            assert_eq!(d.victim, victim);
+            assert!(!d.too_deep);
+            let row = |trx, n, granted| LockRow {
+                trx,
+                key: k(n),
+                mode: Mode::X,
+                kind: Kind::Record,
+                granted,
+            };
+            assert_eq!(
+                d.cycle,
+                vec![
+                    DeadlockTrx {
+                        trx: 2,
+                        weight: w2,
+                        waits: Some(row(2, 1, false)),
+                        holds: vec![row(2, 2, true)],
+                    },
+                    DeadlockTrx {
+                        trx: 1,
+                        weight: w1,
+                        waits: Some(row(1, 2, false)),
+                        holds: vec![row(1, 1, true)],
+                    },
+                ]
+            );
         }
     }
 }

@@ -16,7 +16,7 @@ pub mod table;
 pub mod txn;
 pub mod undo;
 
-pub use lock::{LockError, Mode, Wait};
+pub use lock::{DeadlockReport, DeadlockTrx, LockError, Mode, Wait};
 pub use manager::{TrxConfig, TrxEngine, TrxRow};
 pub use table::{KeyOf, SecKey, Secondary, Table, bulk_secondary_entry};
 pub use txn::{Isolation, ReadMode, Session, Trx, TrxOptions};

@@ -381,14 +381,16 @@ impl Trx {
             // its X lock (a locking range read holding it keeps it marked).
             let wait = self.wait();
             self.lock_entry(&s.tree, &key, Mode::X, LockKind::Record, wait)?;
-            let old = s.tree.get(&key)?.ok_or_else(|| {
-                TrxError::Corrupt("a delete-marked secondary entry vanished under its lock".into())
-            })?;
-            let rec = Self::undo_rec(&s.tree, Kind::SecUpdate, &key, old);
-            self.write_undo(id, &rec)?;
-            let lsn = s.tree.upsert(&key, &value)?;
-            self.note_lsn(lsn);
-            return Ok(());
+            // Purge takes no row locks (as in InnoDB): the entry, marked by a
+            // committed transaction, may have been removed before the lock was
+            // granted. Then it is added as a new entry, below.
+            if let Some(old) = s.tree.get(&key)? {
+                let rec = Self::undo_rec(&s.tree, Kind::SecUpdate, &key, old);
+                self.write_undo(id, &rec)?;
+                let lsn = s.tree.upsert(&key, &value)?;
+                self.note_lsn(lsn);
+                return Ok(());
+            }
         }
         // A new entry: implicit lock, and an insert intention against gap locks of
         // locking range reads on this index.
