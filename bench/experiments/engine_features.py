@@ -15,7 +15,7 @@ import re
 import subprocess
 import time
 
-from lib import install, sysbench
+from lib import install, report, sysbench
 from lib.experiment import (Context, matrix_rows, matrix_tables, start_family, summary,
                             sysbench_matrix, sysbench_settings_line)
 from lib.matrixexp import raise_nofile
@@ -217,27 +217,6 @@ def run(a):
                 f"{a.aio_pool} pool")
         groups = {k: v for k, v in groups.items() if v}
 
-        def plot(path):
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-            fig, axes = plt.subplots(1, len(groups), figsize=(6.5 * len(groups), 4.8),
-                                     squeeze=False)
-            for ax, (title, g) in zip(axes[0], groups.items()):
-                labs = [k for k, v in g.items() if v]
-                ax.bar(range(len(labs)), [g[k][0] for k in labs],
-                       yerr=[[g[k][0] - g[k][1] for k in labs], [g[k][2] - g[k][0] for k in labs]],
-                       capsize=3, color=[f"C{i}" for i in range(len(labs))])
-                ax.set_xticks(range(len(labs)))
-                ax.set_xticklabels(labs, rotation=20, ha="right", fontsize=8)
-                ax.set_ylabel("seconds (lower is better)" if "seconds" in title
-                              else "transactions/s, median")
-                ax.set_title(title)
-                ax.grid(True, axis="y", alpha=0.3)
-            fig.suptitle(TITLE)
-            fig.tight_layout()
-            fig.savefig(path, dpi=110)
-            plt.close(fig)
-
-        return ctx.report.write(plot if groups else None, ctx.base)
+        return ctx.report.write(
+            (lambda p: report.plot_bar_panels(p, groups, TITLE)) if groups else None, ctx.base)
 

@@ -8,7 +8,7 @@ import shutil
 import tempfile
 
 from . import progress, report, sysbench
-from .servers import Server, ServerError
+from .servers import Server, ServerError, set_socket_dir
 
 
 class Context:
@@ -19,6 +19,8 @@ class Context:
         self.name, self.args = name, args
         self.report = report.Report(name, title, args, out_dir=args.out_dir)
         self.base = tempfile.mkdtemp(prefix=f"kiln-bench-{name}-", dir=args.tmpdir)
+        self.sockdir = tempfile.mkdtemp(prefix="kb-", dir="/tmp")
+        set_socket_dir(self.sockdir)
         self.servers = []
         self.progress = None
 
@@ -27,6 +29,8 @@ class Context:
 
     def __exit__(self, *exc):
         self.stop_all()
+        set_socket_dir(None)
+        shutil.rmtree(self.sockdir, ignore_errors=True)
         if not self.args.keep:
             shutil.rmtree(self.base, ignore_errors=True)
         else:

@@ -220,37 +220,27 @@ def plot_lines(path, panels, title=None):
     plt.close(fig)
 
 
-def plot_bars(path, groups, ylabel, title):
-    """groups: {group label: {system: (median, min, max)}}; grouped bars, one colour
-    per system, min/max whiskers."""
+def plot_bar_panels(path, panels, title):
+    """panels: {panel title: {bar label: (median, min, max) or None}}; one subplot per
+    panel, one bar per system or variant, min/max whiskers. A panel whose title
+    contains "seconds" gets a seconds axis, others a transactions/s axis."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    systems = []
-    for g in groups.values():
-        for s in g:
-            if s not in systems:
-                systems.append(s)
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(groups) * max(len(systems), 1) / 2), 4.8))
-    width = 0.8 / max(len(systems), 1)
-    for j, s in enumerate(systems):
-        xs, ys, lo, hi = [], [], [], []
-        for i, g in enumerate(groups.values()):
-            if g.get(s) is None:
-                continue
-            med, mn, mx = g[s]
-            xs.append(i + j * width)
-            ys.append(med)
-            lo.append(med - mn)
-            hi.append(mx - med)
-        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=s)
-    ax.set_xticks([i + width * (len(systems) - 1) / 2 for i in range(len(groups))])
-    ax.set_xticklabels(list(groups.keys()), fontsize=8)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize=8)
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 4.8), squeeze=False)
+    for ax, (name, g) in zip(axes[0], panels.items()):
+        labs = [k for k, v in g.items() if v]
+        ax.bar(range(len(labs)), [g[k][0] for k in labs],
+               yerr=[[g[k][0] - g[k][1] for k in labs], [g[k][2] - g[k][0] for k in labs]],
+               capsize=3, color=[f"C{i}" for i in range(len(labs))])
+        ax.set_xticks(range(len(labs)))
+        ax.set_xticklabels(labs, rotation=20, ha="right", fontsize=8)
+        ax.set_ylabel("seconds, median (lower is better)" if "seconds" in name
+                      else "transactions/s, median")
+        ax.set_title(name)
+        ax.grid(True, axis="y", alpha=0.3)
+    fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

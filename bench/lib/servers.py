@@ -91,6 +91,16 @@ def common(pool="1G", redo="512M", flush=1, max_connections=2000, **more):
     return s
 
 
+# Where Unix sockets go when set (a short directory: socket paths must stay under 108
+# bytes, and datadirs may live in a long path).
+SOCKET_DIR = None
+
+
+def set_socket_dir(path):
+    global SOCKET_DIR
+    SOCKET_DIR = path
+
+
 class ServerError(Exception):
     pass
 
@@ -112,7 +122,7 @@ class Server:
         self.hs, self.hs_threads = hs, hs_threads
         self.memcached_threads, self.memcached_mb = memcached_threads, memcached_mb
         self.datadir = datadir or os.path.join(base, self.name)
-        self.socket = os.path.join(base, self.name + ".sock")
+        self.socket = os.path.join(SOCKET_DIR or base, self.name + ".sock")
         self.log_path = os.path.join(base, self.name + ".err")
         self.port = self.hs_port = self.hs_port_wr = None
         self.proc = None
@@ -331,7 +341,8 @@ class Server:
     def describe(self):
         """For the report: label, version, command line, effective settings."""
         return {"label": self.label, "version": self.version(),
-                "command": shlex.join(self.cmd).replace(self.base, "$TMP"),
+                "command": shlex.join(self.cmd).replace(self.base, "$TMP").replace(
+                    os.path.dirname(self.socket), "$SOCKETS"),
                 "settings": self.effective}
 
     def log_tail(self, n=3000):
