@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 from . import progress
-from .servers import ROOT, find_hs_plugin, find_program, kiln_bench_bin, kiln_bin
 
 PACKAGES = {  # program -> Debian package
     "sysbench": "sysbench",
@@ -33,8 +32,23 @@ def _apt(packages):
     return p.returncode == 0
 
 
+def ensure_python(modules=("matplotlib", "pymysql")):
+    """The Python modules the harness imports (bench/run calls this before importing
+    the experiments)."""
+    for mod in modules:
+        if importlib.util.find_spec(mod) is None:
+            if not _apt([PY_PACKAGES[mod]]) or importlib.util.find_spec(mod) is None:
+                progress.log(f"installing {mod} with pip")
+                subprocess.run([sys.executable, "-m", "pip", "install", "--user", mod])
+                importlib.invalidate_caches()
+            if importlib.util.find_spec(mod) is None:
+                raise SystemExit(f"bench: python module {mod} missing (pip install {mod})")
+
+
 def ensure(programs=(), python=("matplotlib",), kiln=False, kiln_bench=False, hs_plugin=False):
     """Installs what is missing; raises SystemExit naming what could not be had."""
+    from .servers import ROOT, find_hs_plugin, find_program, kiln_bench_bin, kiln_bin
+
     missing = sorted({PACKAGES[p] for p in programs if not find_program(p)})
     if hs_plugin and not find_hs_plugin():
         missing = sorted(set(missing) | {"mariadb-server"})
@@ -45,14 +59,7 @@ def ensure(programs=(), python=("matplotlib",), kiln=False, kiln_bench=False, hs
         raise SystemExit(f"bench: {', '.join(still)} still missing after apt-get")
     if hs_plugin and not find_hs_plugin():
         raise SystemExit("bench: handlersocket.so not found (Debian mariadb-server has it)")
-    for mod in python:
-        if importlib.util.find_spec(mod) is None:
-            if not _apt([PY_PACKAGES[mod]]) or importlib.util.find_spec(mod) is None:
-                progress.log(f"installing {mod} with pip")
-                subprocess.run([sys.executable, "-m", "pip", "install", "--user", mod])
-                importlib.invalidate_caches()
-            if importlib.util.find_spec(mod) is None:
-                raise SystemExit(f"bench: python module {mod} missing (pip install {mod})")
+    ensure_python(python)
     crates = []
     if kiln and not os.access(kiln_bin(), os.X_OK):
         if os.environ.get("KILN_BIN"):

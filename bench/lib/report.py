@@ -190,6 +190,10 @@ def plot_lines(path, panels, title=None):
     cols = min(n, 3)
     rows = (n + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(6.2 * cols, 4.6 * rows), squeeze=False)
+    colour = {}  # one colour per system in every panel
+    for p in panels:
+        for label in p["series"]:
+            colour.setdefault(label, f"C{len(colour) % 10}")
     for i, p in enumerate(panels):
         ax = axes[i // cols][i % cols]
         for label, pts in p["series"].items():
@@ -199,7 +203,8 @@ def plot_lines(path, panels, title=None):
             xs = [x for x, _ in pts]
             med = [s[0] for _, s in pts]
             err = [[s[0] - s[1] for _, s in pts], [s[2] - s[0] for _, s in pts]]
-            ax.errorbar(xs, med, yerr=err, marker="o", capsize=3, label=label)
+            ax.errorbar(xs, med, yerr=err, marker="o", capsize=3, label=label,
+                        color=colour[label])
         if p.get("logx"):
             ax.set_xscale("log", base=2)
         if p.get("logy"):
