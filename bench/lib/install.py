@@ -39,7 +39,9 @@ def ensure_python(modules=("matplotlib", "pymysql")):
         if importlib.util.find_spec(mod) is None:
             if not _apt([PY_PACKAGES[mod]]) or importlib.util.find_spec(mod) is None:
                 progress.log(f"installing {mod} with pip")
-                subprocess.run([sys.executable, "-m", "pip", "install", "--user", mod])
+                pip = [sys.executable, "-m", "pip", "install", "-q", mod]
+                if subprocess.run(pip).returncode != 0:
+                    subprocess.run(pip + ["--break-system-packages"])
                 importlib.invalidate_caches()
             if importlib.util.find_spec(mod) is None:
                 raise SystemExit(f"bench: python module {mod} missing (pip install {mod})")
