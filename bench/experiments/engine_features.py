@@ -96,10 +96,10 @@ def part_matrix(ctx, a, knob, values, settings, workload, threads, heading):
     matrix_tables(rep, samples, labels, [workload], ["unix"], [threads], ["tps", "qps", "p99_ms"])
     base = [lab for lab in labels if lab.startswith("MariaDB")]
     if base:
-        m = summary(samples, (workload, "unix", threads, base[0]), "tps")
-        rep.md("Ratios to " + base[0] + ": " + ", ".join(
-            f"{lab} {ratio((summary(samples, (workload, 'unix', threads, lab), 'tps') or (None,))[0], m and m[0])}"
-            for lab in labels if lab != base[0]) + ".", "")
+        def tps(lab):
+            return (summary(samples, (workload, "unix", threads, lab), "tps") or (None,))[0]
+        rep.md(f"TPS ratios to {base[0]}: " + ", ".join(
+            f"{lab} {ratio(tps(lab), tps(base[0]))}" for lab in labels if lab != base[0]) + ".", "")
     for r in matrix_rows(samples, labels):
         rep.rows.append({"part": heading, **r})
     return {lab: summary(samples, (workload, "unix", threads, lab), "tps") for lab in labels}

@@ -5,7 +5,7 @@ holding the same rows, at 1/8/32 connections, closed loop and pipelined, with ea
 server's CPU seconds per 1,000 requests (/proc/<pid>/stat)."""
 
 from lib import install, kilnbench, report, sysbench
-from lib.experiment import Context, start_family
+from lib.experiment import Context, fail_if_nothing, start_family
 from lib.progress import log
 from lib.report import fmt_mmm, fmt_num, ratio, summarize
 from lib.servers import Server, common
@@ -141,4 +141,5 @@ def run(a):
                            "ylabel": "CPU seconds per 1,000 requests", "logx": True,
                            "series": {s: [(c, summ(c, d, s, "cpu_s_per_1000")) for c in conns]
                                       for s in SYSTEMS if not (s.endswith("SQL") and d > 1)}})
-        return rep.write(lambda p: report.plot_lines(p, panels, TITLE), ctx.base)
+        return fail_if_nothing(
+            samples, rep.write(lambda p: report.plot_lines(p, panels, TITLE), ctx.base))

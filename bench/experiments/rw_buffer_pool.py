@@ -7,8 +7,8 @@ per engine and copied for the pool-of-threads twin)."""
 import subprocess
 
 from lib import install, report, sysbench
-from lib.experiment import (Context, matrix_rows, matrix_tables, start_family, summary,
-                            sysbench_matrix, sysbench_settings_line)
+from lib.experiment import (Context, fail_if_nothing, matrix_rows, matrix_tables,
+                            start_family, summary, sysbench_matrix, sysbench_settings_line)
 from lib.matrixexp import raise_nofile
 from lib.progress import log
 from lib.servers import common, make_sql_servers
@@ -97,5 +97,6 @@ def run(a):
                            "ylabel": "transactions/s, median", "series": {
                                lab: [(f, summary(samples, (f"{f:g}", "unix", th, lab), "tps"))
                                      for f, _ in pools] for lab in labels}})
-        return rep.write(lambda p: report.plot_lines(p, panels, TITLE), ctx.base)
+        return fail_if_nothing(
+            samples, rep.write(lambda p: report.plot_lines(p, panels, TITLE), ctx.base))
 

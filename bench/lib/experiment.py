@@ -8,7 +8,7 @@ import shutil
 import tempfile
 
 from . import progress, report, sysbench
-from .servers import Server, ServerError, set_socket_dir
+from .servers import set_socket_dir
 
 
 class Context:
@@ -196,10 +196,9 @@ def sysbench_settings_line(a, extra=""):
             f"[min–max] beside it; systems alternate within each point. {extra}").strip()
 
 
-def fail_if_nothing(samples):
+def fail_if_nothing(samples, prefix):
+    """After the report is written: exit non-zero when no point was measured."""
     if not any(x for xs in samples.values() for x in xs):
-        raise ServerError("no point was measured")
+        raise SystemExit(f"no point was measured: see {prefix}.md")
+    return prefix
 
-
-__all__ = ["Context", "Server", "start_family", "sysbench_matrix", "matrix_rows",
-           "matrix_tables", "matrix_panels", "summary"]

@@ -4,11 +4,10 @@ identical data, run the matrix, write the tables, the CSV and the plot."""
 
 import resource
 
-from . import install, report
-from .experiment import (Context, matrix_panels, matrix_rows, matrix_tables, start_family,
-                         sysbench_matrix, sysbench_settings_line)
+from . import install, report, sysbench
+from .experiment import (Context, fail_if_nothing, matrix_panels, matrix_rows, matrix_tables,
+                         start_family, sysbench_matrix, sysbench_settings_line)
 from .servers import common, make_sql_servers
-from . import sysbench
 
 
 def raise_nofile(threads):
@@ -41,4 +40,5 @@ def run_matrix(a, name, title, workloads, threads, transports, metrics, intro, r
         rep.md(f"sysbench ignored errors across all runs: {errs}.", "")
         rep.rows = matrix_rows(samples, labels)
         panels = matrix_panels(samples, labels, workloads, transports, threads, metrics)
-        return rep.write(lambda p: report.plot_lines(p, panels, title), ctx.base)
+        return fail_if_nothing(
+            samples, rep.write(lambda p: report.plot_lines(p, panels, title), ctx.base))
