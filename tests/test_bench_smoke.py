@@ -1,6 +1,10 @@
-"""Smoke runs of the benchmark harnesses in bench/ (tiny sizes, a second or two per
-point), so the scripts keep working: every system starts, every point is measured,
-and the CSV, Markdown and plot are written. Speed is not checked here."""
+"""Smoke runs of every benchmark experiment through `bench/run <experiment> --smoke`
+(tiny sizes, about ten seconds each), so the harness keeps working: every system
+starts, every point is measured, and the CSV, Markdown (with the machine and the
+settings) and plot are written. Speed is not checked here.
+
+The kiln binary is $KILN_BIN (else target/debug/kiln); kiln-bench is $KILN_BENCH_BIN,
+else the one beside the kiln binary."""
 
 import csv
 import os
@@ -13,30 +17,42 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 KILN_BIN = os.environ.get("KILN_BIN") or str(REPO / "target" / "debug" / "kiln")
+KILN_BENCH_BIN = os.environ.get("KILN_BENCH_BIN") or str(Path(KILN_BIN).parent / "kiln-bench")
+
+sys.path.insert(0, str(REPO / "bench"))
+from experiments import EXPERIMENTS  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
-    not all(shutil.which(t) for t in ("sysbench", "mariadbd", "mariadb-install-db")),
-    reason="sysbench and mariadb-server are needed",
+    not all(shutil.which(t, path=os.environ.get("PATH", "") + ":/usr/sbin")
+            for t in ("sysbench", "mariadbd", "mariadb-install-db", "memcached")),
+    reason="sysbench, mariadb-server and memcached are needed",
 )
 
 
-def test_threadpool_bench_smoke(tmp_path):
-    out = tmp_path / "tp"
+@pytest.mark.parametrize("name", [m.NAME for m in EXPERIMENTS])
+def test_experiment_smoke(tmp_path, name):
+    if not os.access(KILN_BIN, os.X_OK):
+        pytest.skip(f"no kiln binary at {KILN_BIN}")
+    if name == "nosql" and not os.access(KILN_BENCH_BIN, os.X_OK):
+        pytest.skip(f"no kiln-bench binary at {KILN_BENCH_BIN}")
+    out = tmp_path / "results"
     p = subprocess.run(
-        [sys.executable, str(REPO / "bench" / "threadpool.py"),
-         "--threads", "4,40", "--time", "1", "--warmup", "1", "--runs", "1",
-         "--tables", "1", "--table-size", "200", "--pool", "64M",
-         "--max-connections", "200", "--out", str(out)],
-        capture_output=True, text=True, timeout=600,
-        env={**os.environ, "KILN_BIN": KILN_BIN},
+        [sys.executable, str(REPO / "bench" / "run"), name, "--smoke", "--out-dir", str(out),
+         "--tmpdir", str(tmp_path)],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "KILN_BIN": KILN_BIN, "KILN_BENCH_BIN": KILN_BENCH_BIN},
     )
-    assert p.returncode == 0, p.stderr[-3000:]
-    rows = list(csv.DictReader(open(f"{out}.csv")))
-    # 2 workloads x 2 thread counts x 4 systems, each measured.
-    assert len(rows) == 16, rows
-    assert {r["system"] for r in rows} == {"kiln", "kiln pool", "MariaDB", "MariaDB pool"}
-    assert all(float(r["qps"]) > 0 for r in rows)
-    md = open(f"{out}.md").read()
-    assert "failed" not in md
-    assert "| 40 |" in md and "Machine:" in md and "innodb_flush_log_at_trx_commit=1" in md
-    assert os.path.getsize(f"{out}.png") > 10_000
+    assert p.returncode == 0, p.stderr[-4000:]
+    files = sorted(os.listdir(out))
+    prefix = out / files[0].rsplit(".", 1)[0]
+    assert {f.rsplit(".", 1)[1] for f in files} == {"csv", "md", "png"}, files
+    assert files[0].startswith(name + "-")
+    rows = list(csv.DictReader(open(f"{prefix}.csv")))
+    assert rows, "no measured point"
+    md = open(f"{prefix}.md").read()
+    assert "Machine:" in md and "cores" in md and "kernel" in md
+    assert "innodb_flush_log_at_trx_commit" in md
+    assert "failed" not in md.lower(), md
+    assert os.path.getsize(f"{prefix}.png") > 10_000
+    # Progress was shown: which step of how many, and the time left.
+    assert "step 1/" in p.stderr and "left)" in p.stderr
