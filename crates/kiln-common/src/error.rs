@@ -96,6 +96,8 @@ errors! {
     ER_STACK_OVERRUN_NEED_MORE = (1436, "HY000", "Thread stack overrun:  %ld bytes used of a %ld byte stack, and %ld bytes needed.  Use 'mysqld --thread_stack=#' to specify a bigger stack.");
     ER_LOCK_WAIT_TIMEOUT = (1205, "HY000", "Lock wait timeout exceeded; try restarting transaction");
     ER_LOCK_DEADLOCK = (1213, "40001", "Deadlock found when trying to get lock; try restarting transaction");
+    ER_USER_LOCK_WRONG_NAME = (3057, "42000", "Incorrect user-level lock name '%s'.");
+    ER_USER_LOCK_DEADLOCK = (3058, "HY000", "Deadlock found when trying to get user-level lock; try rolling back transaction/releasing locks and restarting lock acquisition.");
     ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = (1792, "25006", "Cannot execute statement in a READ ONLY transaction.");
     ER_TOO_MANY_USER_CONNECTIONS = (1203, "42000", "User %s already has more than 'max_user_connections' active connections");
     ER_USER_LIMIT_REACHED = (1226, "42000", "User '%s' has exceeded the '%s' resource (current value: %ld)");

@@ -170,7 +170,9 @@ fn kind_of(e: &Expr, sk: SlotKinds<'_>) -> Option<ColumnKind> {
                 | "char_length" | "sleep" | "unix_timestamp" | "isnull" | "strcmp" | "sign"
                 | "count" | "locate" | "instr" | "field" | "find_in_set" | "ascii" | "ord"
                 | "year" | "month" | "day" | "dayofmonth" | "hour" | "minute" | "second"
-                | "datediff" | "timestampdiff" | "to_days" | "json_valid" | "json_length" => {
+                | "datediff" | "timestampdiff" | "to_days" | "json_valid" | "json_length"
+                | "crc32" | "inet_aton" | "is_ipv4" | "uuid_short" | "benchmark" | "get_lock"
+                | "release_lock" | "release_all_locks" | "is_free_lock" | "is_used_lock" => {
                     ColumnKind::LongLong
                 }
                 "rand" | "sqrt" | "exp" | "ln" | "log" | "log10" | "log2" | "pow" | "power"

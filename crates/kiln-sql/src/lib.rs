@@ -28,4 +28,5 @@ pub mod status;
 pub mod sysvar;
 pub mod temporal_store;
 pub mod types;
+pub mod userlock;
 pub mod value;

@@ -294,6 +294,8 @@ impl Session {
         self.last_insert_id = 0;
         self.end_transaction(false);
         self.row_count = -1;
+        // mysql_reset_connection releases GET_LOCK locks too.
+        crate::userlock::locks().release_all(self.connection_id);
     }
 
     pub fn no_backslash_escapes(&self) -> bool {
@@ -987,6 +989,10 @@ impl Env for Session {
         }
     }
 
+    fn is_interrupted(&self) -> bool {
+        self.interrupt.load(Ordering::Relaxed) != INTERRUPT_NONE
+    }
+
     fn div_precision_increment(&self) -> u32 {
         self.var_cache.as_ref().map_or_else(
             || {
@@ -999,5 +1005,13 @@ impl Env for Session {
             },
             |c| c.div_precision_increment,
         )
+    }
+}
+
+/// A session's end (the connection closed, killed or lost) releases its user-level
+/// locks (GET_LOCK), as in MySQL.
+impl Drop for Session {
+    fn drop(&mut self) {
+        crate::userlock::locks().release_all(self.connection_id);
     }
 }

@@ -360,6 +360,9 @@ fn where_matches(s: &mut Session, e: &Expr, names: &[String], row: &[Value]) -> 
         fn sleep_interruptible(&mut self, seconds: f64) -> bool {
             self.s.sleep_interruptible(seconds)
         }
+        fn is_interrupted(&self) -> bool {
+            self.s.is_interrupted()
+        }
         fn column(&self, _q: Option<&str>, name: &str) -> Result<Value> {
             match self.names.iter().position(|n| n.eq_ignore_ascii_case(name)) {
                 Some(i) => Ok(self.row[i].clone()),

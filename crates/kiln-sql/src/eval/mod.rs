@@ -51,6 +51,8 @@ pub trait Env {
     fn statement_time_micros(&self) -> i64;
     /// Sleeps up to `seconds`, returning early (true) if the statement was killed.
     fn sleep_interruptible(&mut self, seconds: f64) -> bool;
+    /// Whether the statement or the connection was killed (long waits poll this).
+    fn is_interrupted(&self) -> bool;
     fn div_precision_increment(&self) -> u32 {
         4
     }
@@ -272,7 +274,8 @@ pub fn is_const(e: &Expr) -> bool {
             !matches!(
                 name.as_str(),
                 "rand" | "now" | "sysdate" | "uuid" | "last_insert_id" | "row_count" | "sleep"
-            ) && !crate::exec::bind::is_aggregate(name)
+            ) && !crate::functions::has_side_effects(name)
+                && !crate::exec::bind::is_aggregate(name)
                 && args.iter().all(is_const)
         }
         _ => false,

@@ -295,7 +295,8 @@ pub fn is_constant(e: &Expr) -> bool {
                 || matches!(
                     name.as_str(),
                     "rand" | "uuid" | "sleep" | "values" | "last_insert_id"
-                ) =>
+                )
+                || crate::functions::has_side_effects(name) =>
         {
             constant = false
         }

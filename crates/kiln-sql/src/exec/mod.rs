@@ -90,6 +90,9 @@ impl Env for RowEnv<'_> {
     fn sleep_interruptible(&mut self, seconds: f64) -> bool {
         self.inner.sleep_interruptible(seconds)
     }
+    fn is_interrupted(&self) -> bool {
+        self.inner.is_interrupted()
+    }
     fn div_precision_increment(&self) -> u32 {
         self.inner.div_precision_increment()
     }

@@ -10,12 +10,30 @@ use crate::eval::{Env, Level, compare, eval};
 use crate::value::Value;
 
 pub mod cast;
+pub mod digest;
 pub mod json;
+pub mod locking;
 pub mod math;
 pub mod string;
 #[cfg(test)]
 pub(crate) mod testenv;
 pub mod time;
+
+/// Functions that act on the server or differ per call, beyond RAND-like ones: never
+/// folded to a constant or evaluated once for all rows.
+pub fn has_side_effects(name: &str) -> bool {
+    matches!(
+        name,
+        "uuid"
+            | "uuid_short"
+            | "benchmark"
+            | "get_lock"
+            | "release_lock"
+            | "release_all_locks"
+            | "is_free_lock"
+            | "is_used_lock"
+    )
+}
 
 /// Error 1582 unless `lo <= argc <= hi`.
 pub(crate) fn check_arity(name: &str, argc: usize, lo: usize, hi: usize) -> Result<()> {
@@ -73,6 +91,7 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
             }
             return Ok(Value::Null);
         }
+        "benchmark" => return benchmark(args, env),
         _ => {}
     }
     let mut v = Vec::with_capacity(argc);
@@ -89,6 +108,12 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
         return Ok(r);
     }
     if let Some(r) = math::call(name, &v, env)? {
+        return Ok(r);
+    }
+    if let Some(r) = digest::call(name, &v, env)? {
+        return Ok(r);
+    }
+    if let Some(r) = locking::call(name, &v, env)? {
         return Ok(r);
     }
     let null_in = v.iter().any(Value::is_null);
@@ -427,6 +452,36 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
         }
         _ => return Err(unknown_function(name, env)),
     })
+}
+
+/// Most evaluations BENCHMARK runs (MySQL's count is a 64-bit integer; a server
+/// should not spin for years on one call).
+const BENCHMARK_COUNT_MAX: i64 = 1 << 40;
+
+/// BENCHMARK(count, expr): evaluates `expr` `count` times and returns 0; NULL with
+/// warning 1411 for a negative or NULL count, NULL if the statement is killed.
+fn benchmark(args: &[Expr], env: &mut dyn Env) -> Result<Value> {
+    check_arity("benchmark", args.len(), 2, 2)?;
+    let count = eval(&args[0], env)?;
+    let n = match count.to_i64() {
+        Some(n) if (0..=BENCHMARK_COUNT_MAX).contains(&n) => n,
+        _ => {
+            let shown = count.to_string_lossy().unwrap_or_else(|| "NULL".into());
+            env.warn(
+                Level::Warning,
+                1411,
+                format!("Incorrect count value: '{shown}' for function benchmark"),
+            );
+            return Ok(Value::Null);
+        }
+    };
+    for i in 0..n {
+        if i % 1024 == 0 && env.is_interrupted() {
+            return Ok(Value::Null);
+        }
+        eval(&args[1], env)?;
+    }
+    Ok(Value::Int(0))
 }
 
 /// Gives a result picked from one of several branches (IF, IFNULL) the type the

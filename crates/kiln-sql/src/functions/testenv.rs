@@ -66,6 +66,9 @@ impl Env for TestEnv {
     fn sleep_interruptible(&mut self, _: f64) -> bool {
         false
     }
+    fn is_interrupted(&self) -> bool {
+        false
+    }
 }
 
 /// Evaluates the items of `sql` (a table-less SELECT): their texts and the warnings.
