@@ -349,7 +349,13 @@ impl<'a> Parser<'a> {
             _ => return Err(self.error_at(t.start)),
         };
         if self.eat_kw("COLLATE") {
-            let _collation = self.ident_or_string()?;
+            let name = self.ident_or_string()?;
+            let coll = crate::collate::Coll::by_name(&name)
+                .ok_or_else(|| KilnError::new(ErrorKind::ER_UNKNOWN_COLLATION, &[&name]))?;
+            return Ok(Expr::Collate {
+                expr: Box::new(e),
+                coll,
+            });
         }
         Ok(e)
     }
@@ -417,18 +423,29 @@ impl<'a> Parser<'a> {
             }
             args = self.expr_list()?;
             if name.starts_with("group_concat") {
-                // ORDER BY inside GROUP_CONCAT is accepted; SEPARATOR is kept as a
-                // last argument.
-                if self.eat_kw("ORDER") {
+                // SEPARATOR follows the values; an ORDER BY is kept after it as a
+                // `group_concat order` call of (key, desc flag) pairs.
+                let order = if self.eat_kw("ORDER") {
                     self.expect_kw("BY")?;
-                    self.order_list()?;
-                }
+                    Some(self.order_list()?)
+                } else {
+                    None
+                };
                 let sep = if self.eat_kw("SEPARATOR") {
                     self.primary()?
                 } else {
                     Expr::Literal(Value::Str(",".into()))
                 };
                 args.push(sep);
+                if let Some(order) = order {
+                    args.push(Expr::Func {
+                        name: GROUP_CONCAT_ORDER.into(),
+                        args: order
+                            .into_iter()
+                            .flat_map(|o| [o.expr, Expr::Literal(Value::Int(i64::from(o.desc)))])
+                            .collect(),
+                    });
+                }
             }
             self.expect_op(")")?;
         }
@@ -479,8 +496,15 @@ impl<'a> Parser<'a> {
         self.expect_op("(")?;
         let e = self.expr()?;
         let to = if self.eat_kw("USING") {
-            self.ident_or_string()?;
-            CastType::Char(None)
+            let cs = self.ident_or_string()?;
+            if kiln_types::collation::Charset::by_name(&cs).is_none() {
+                return Err(KilnError::new(ErrorKind::ER_UNKNOWN_CHARACTER_SET, &[&cs]));
+            }
+            self.expect_op(")")?;
+            return Ok(Expr::Func {
+                name: "convert_using".into(),
+                args: vec![e, Expr::Literal(Value::Str(cs.to_ascii_lowercase()))],
+            });
         } else {
             self.expect_op(",")?;
             self.cast_type()?
