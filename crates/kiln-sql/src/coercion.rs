@@ -44,6 +44,19 @@ impl ColumnText {
         };
         Some(ColumnText { coll, members, set })
     }
+
+    /// The character type of a derived table's column: the collation its result
+    /// metadata names (None for numbers, binary strings and expressions' results).
+    pub fn of_result(c: &crate::result::ColumnInfo) -> Option<ColumnText> {
+        if c.binary || c.collation.is_empty() {
+            return None;
+        }
+        Some(ColumnText {
+            coll: Coll::by_name(&c.collation)?,
+            members: None,
+            set: false,
+        })
+    }
 }
 
 /// MySQL's coercibility, strongest first.

@@ -134,6 +134,44 @@ impl Coll {
     }
 }
 
+/// Text a column of collation `coll` cannot hold as it is (see `unrepresentable`).
+pub struct Unrepresentable {
+    /// The bytes from the first such character on, as MySQL's 1366 shows them
+    /// (`\xE6\x97\xA5...`: six bytes at most).
+    pub shown: String,
+    /// The text with each such character replaced by '?'.
+    pub replaced: String,
+}
+
+/// Whether `s` (UTF-8) has characters `coll`'s charset lacks (non-Latin-1 ones in
+/// latin1, non-ASCII ones in ascii, supplementary ones in utf8mb3); None if not.
+pub fn unrepresentable(coll: Coll, s: &str) -> Option<Unrepresentable> {
+    let cs = coll.charset();
+    if matches!(cs, Charset::Utf8mb4 | Charset::Binary) {
+        return None;
+    }
+    let (narrow, lossy) = collation::convert(Charset::Utf8mb4, cs, s.as_bytes());
+    if !lossy {
+        return None;
+    }
+    let fits = |c: char| {
+        let mut b = [0u8; 4];
+        !collation::convert(Charset::Utf8mb4, cs, c.encode_utf8(&mut b).as_bytes()).1
+    };
+    let at = s
+        .char_indices()
+        .find(|&(_, c)| !fits(c))
+        .map_or(0, |(i, _)| i);
+    let rest = &s.as_bytes()[at..];
+    let mut shown: String = rest.iter().take(6).map(|b| format!("\\x{b:02X}")).collect();
+    if rest.len() > 6 {
+        shown.push_str("...");
+    }
+    let replaced =
+        String::from_utf8(collation::convert(cs, Charset::Utf8mb4, &narrow).0).unwrap_or_default();
+    Some(Unrepresentable { shown, replaced })
+}
+
 /// ASCII case-insensitive equality (ENUM/SET member names, identifiers).
 pub fn eq_ci(a: &str, b: &str) -> bool {
     a.eq_ignore_ascii_case(b)

@@ -454,7 +454,7 @@ pub(crate) fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Re
                             table: alias.clone(),
                             name: c.name.clone(),
                             hidden: false,
-                            text: None,
+                            text: coercion::ColumnText::of_result(c),
                         })
                         .collect(),
                 },
