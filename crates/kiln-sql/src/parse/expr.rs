@@ -246,10 +246,7 @@ impl<'a> Parser<'a> {
                     v.extend_from_slice(next);
                     self.bump();
                 }
-                Expr::Literal(match String::from_utf8(v) {
-                    Ok(s) => Value::Str(s),
-                    Err(e) => Value::Bytes(e.into_bytes()),
-                })
+                introduced(introducer(&self.sql[..t.start]), v)
             }
             Tok::Hex(v) | Tok::Bits(v) => Expr::Literal(Value::Bytes(v)),
             Tok::Placeholder => {
@@ -514,6 +511,41 @@ impl<'a> Parser<'a> {
             expr: Box::new(e),
             to,
         })
+    }
+}
+
+/// The charset introducer written right before a string literal (`_binary'..'`,
+/// `_latin1'..'`): the lexer drops it, so it is read back from the text before the
+/// literal. None when there is none or it names no charset kiln has.
+fn introducer(before: &str) -> Option<kiln_types::collation::Charset> {
+    let b = before.as_bytes();
+    let mut i = b.len();
+    while i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_') {
+        i -= 1;
+    }
+    let word = before[i..].strip_prefix('_')?;
+    kiln_types::collation::Charset::by_name(word)
+}
+
+/// A string literal's value: bytes for `_binary`, text otherwise; a literal
+/// introduced as latin1/ascii holds bytes of that charset, converted to the UTF-8 kiln
+/// keeps text in and marked as that charset (`CONVERT ... USING`).
+fn introduced(cs: Option<kiln_types::collation::Charset>, v: Vec<u8>) -> Expr {
+    use kiln_types::collation::{Charset, convert};
+    let text = |v: Vec<u8>| match String::from_utf8(v) {
+        Ok(s) => Value::Str(s),
+        Err(e) => Value::Bytes(e.into_bytes()),
+    };
+    match cs {
+        Some(Charset::Binary) => Expr::Literal(Value::Bytes(v)),
+        Some(cs @ (Charset::Latin1 | Charset::Ascii)) => Expr::Func {
+            name: "convert_using".into(),
+            args: vec![
+                Expr::Literal(text(convert(cs, Charset::Utf8mb4, &v).0)),
+                Expr::Literal(Value::Str(cs.name().into())),
+            ],
+        },
+        _ => Expr::Literal(text(v)),
     }
 }
 
