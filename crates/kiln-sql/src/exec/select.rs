@@ -621,9 +621,15 @@ pub fn run(sess: &mut Session, s: &Select) -> Result<Rows> {
         dedupe |= !all;
         next = sel.union.as_ref();
     }
+    // A UNION's columns compare under the first SELECT's column collations.
+    let conn = crate::eval::Env::collation_connection(sess);
+    let colls: Vec<Coll> = out
+        .columns
+        .iter()
+        .map(|c| coercion::ColumnText::of_result(c).map_or(conn, |t| t.coll))
+        .collect();
     if dedupe {
-        let conn = crate::eval::Env::collation_connection(sess);
-        distinct(&mut out.rows, vec![conn; out.columns.len()]);
+        distinct(&mut out.rows, colls.clone());
     }
     if !s.union_order.is_empty() {
         let mut keys = Vec::with_capacity(s.union_order.len());
@@ -648,10 +654,9 @@ pub fn run(sess: &mut Session, s: &Select) -> Result<Rows> {
             };
             keys.push((i, o.desc));
         }
-        let conn = crate::eval::Env::collation_connection(sess);
         out.rows.sort_by(|a, b| {
             for (i, desc) in &keys {
-                let o = order_cmp(&a[*i], &b[*i], conn);
+                let o = order_cmp(&a[*i], &b[*i], colls[*i]);
                 let o = if *desc { o.reverse() } else { o };
                 if o != std::cmp::Ordering::Equal {
                     return o;
