@@ -819,6 +819,15 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         order.push((key, o.desc));
     }
     let conn = crate::eval::Env::collation_connection(sess);
+    // (before aggregates become slots, so that MIN(s) keeps the collation of s)
+    let item_colls: Vec<Coll> = if s.distinct {
+        items
+            .iter()
+            .map(|(e, _)| coercion::coll_of(e, &scope, conn))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let order_colls: Vec<Coll> = order
         .iter()
         .map(|(k, _)| match k {
@@ -932,10 +941,6 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         out.push((vals, keys));
     }
     if s.distinct {
-        let item_colls: Vec<Coll> = items
-            .iter()
-            .map(|(e, _)| coercion::coll_of(e, &scope, conn))
-            .collect();
         let mut seen = Distinct::with_colls(item_colls);
         out.retain(|(v, _)| seen.insert(v));
     }
