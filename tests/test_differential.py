@@ -465,6 +465,24 @@ q("coll_min_max", "SELECT MIN(sb), MAX(sb), MAX(s), MIN(s), MAX(sl), MAX(su) FRO
 q("coll_join_on_ci", "SELECT a.id, b.id FROM t_str a JOIN t_str b ON a.s = b.s WHERE a.id < b.id AND a.id <= 7 ORDER BY a.id, b.id", "t_str")
 q("coll_greatest_least", "SELECT GREATEST('a', 'B', 'c'), LEAST('a', 'B', 'c'), GREATEST(1, 2.5, '3'), LEAST(1, NULL), GREATEST('10', '9')")
 q("coll_mixed_num_str", "SELECT 10 = '10', '10' = 10.0, 'abc' = 0, '1e1' = 10, '10' < '9', 10 < 9", warnings=True)
+q("coll_explicit_clash", "SELECT 'a' COLLATE utf8mb4_bin = 'A' COLLATE utf8mb4_general_ci")
+q("coll_implicit_clash", "SELECT id FROM t_str WHERE s = su", "t_str")
+q("coll_bin_beats_ci", "SELECT a.id, b.id FROM t_str a JOIN t_str b ON a.s = b.sb WHERE a.id <= 3 ORDER BY a.id, b.id", "t_str")
+q("coll_unicode_beats_latin1", "SELECT id FROM t_str WHERE sl = s AND id <= 6 ORDER BY id", "t_str")
+q("coll_collate_wrong_charset", "SELECT 'a' COLLATE latin1_bin")
+q("coll_unknown_collation", "SELECT 'a' COLLATE no_such_collation")
+q("coll_collate_column", "SELECT id FROM t_str WHERE s COLLATE utf8mb4_bin = 'apple' ORDER BY id", "t_str")
+q("coll_introducer_binary", "SELECT _binary'abc' = 'ABC', _utf8mb4'abc' = 'ABC', HEX(_binary'abc')")
+q("coll_union_bin", "SELECT sb FROM t_str WHERE id <= 3 UNION SELECT sb FROM t_str WHERE id <= 3 ORDER BY sb", "t_str")
+q("coll_derived_bin", "SELECT sb, COUNT(*) FROM (SELECT sb FROM t_str WHERE id <= 5) d GROUP BY sb ORDER BY sb", "t_str")
+q("coll_in_between_bin", "SELECT id FROM t_str WHERE sb IN ('APPLE', 'banana') OR sb BETWEEN 'Z' AND 'a' ORDER BY id", "t_str")
+q("coll_latin1_unique", ["INSERT INTO s_l1u VALUES (1, 'Äpple')", "INSERT INTO s_l1u VALUES (2, 'äpple')",
+                         "INSERT INTO s_l1u VALUES (3, 'apple')", "SELECT id, l FROM s_l1u ORDER BY l"],
+  setup=("DROP TABLE IF EXISTS s_l1u",
+         "CREATE TABLE s_l1u (id INT PRIMARY KEY, l VARCHAR(10) CHARACTER SET latin1 COLLATE latin1_swedish_ci, UNIQUE KEY (l))"))
+q("coll_latin1_unrepresentable", ["INSERT INTO s_l1x VALUES (1, 'a日本')", "SELECT COUNT(*) FROM s_l1x"],
+  setup=("DROP TABLE IF EXISTS s_l1x",
+         "CREATE TABLE s_l1x (id INT PRIMARY KEY, l VARCHAR(10) CHARACTER SET latin1 COLLATE latin1_swedish_ci)"))
 
 # ---- LIKE ----
 q("like_prefix_ci", "SELECT id FROM t_str WHERE s LIKE 'a%' ORDER BY id", "t_str")
@@ -650,6 +668,8 @@ q("set_order", "SELECT id, st FROM t_enum ORDER BY st, id", "t_enum")
 q("set_bit_test", "SELECT id FROM t_enum WHERE st & 1 ORDER BY id", "t_enum")
 q("enum_group_by", "SELECT e, COUNT(*) FROM t_enum GROUP BY e ORDER BY e", "t_enum")
 q("enum_min_max", "SELECT MIN(e), MAX(e), MIN(st), MAX(st) FROM t_enum", "t_enum")
+q("enum_in_between_numbers", "SELECT id FROM t_enum WHERE e IN (1, 3) OR e BETWEEN 2 AND 2 ORDER BY id", "t_enum")
+q("enum_sum_avg", "SELECT SUM(e), AVG(st), -e FROM t_enum WHERE id = 1", "t_enum")
 
 # ---- aggregates ----
 q("agg_count_distinct", "SELECT COUNT(DISTINCT grp), COUNT(DISTINCT v), COUNT(DISTINCT grp, v), COUNT(DISTINCT name) FROM t_agg", "t_agg")

@@ -140,6 +140,7 @@ errors! {
     ER_UNKNOWN_CHARACTER_SET = (1115, "42000", "Unknown character set: '%s'");
     ER_UNKNOWN_COLLATION = (1273, "HY000", "Unknown collation: '%s'");
     ER_COLLATION_CHARSET_MISMATCH = (1253, "42000", "COLLATION '%s' is not valid for CHARACTER SET '%s'");
+    ER_CANT_AGGREGATE_2COLLATIONS = (1267, "HY000", "Illegal mix of collations (%s,%s) and (%s,%s) for operation '%s'");
     ER_WARN_DEPRECATED_SYNTAX = (1287, "HY000", "'%s' is deprecated and will be removed in a future release. Please use %s instead");
     ER_NO_DEFAULT_FOR_FIELD = (1364, "HY000", "Field '%s' doesn't have a default value");
     ER_DATA_TOO_LONG = (1406, "22001", "Data too long for column '%s' at row %ld");

@@ -2,6 +2,10 @@
 
 use crate::value::Value;
 
+/// The name of the call that carries GROUP_CONCAT's ORDER BY: its last argument, after
+/// the separator, with (key, 1 if DESC else 0) pairs as arguments.
+pub const GROUP_CONCAT_ORDER: &str = "group_concat order";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VarScope {
     /// `@@x`: the session value if the variable has one, else the global.
@@ -122,6 +126,26 @@ pub enum Expr {
     Assign {
         name: String,
         expr: Box<Expr>,
+    },
+    /// `expr COLLATE name` (the parser resolves the name; 1273 if unknown): the
+    /// value of `expr` with an explicit collation.
+    Collate {
+        expr: Box<Expr>,
+        coll: crate::collate::Coll,
+    },
+    /// Added by the binder (never parsed): the comparison, LIKE or collation-sensitive
+    /// function `expr` runs under `coll`, the collation MySQL's coercibility rules
+    /// pick for its operands (see `coercion.rs`).
+    InColl {
+        expr: Box<Expr>,
+        coll: crate::collate::Coll,
+    },
+    /// Added by the binder: the member number of an ENUM value (1-based, 0 for '') or
+    /// the bit mask of a SET value, where MySQL uses ENUM/SET numerically.
+    EnumIndex {
+        expr: Box<Expr>,
+        members: std::sync::Arc<[String]>,
+        set: bool,
     },
 }
 

@@ -205,6 +205,8 @@ fn kind_of(e: &Expr, sk: SlotKinds<'_>) -> Option<ColumnKind> {
             }
         }
         Expr::Slot(i) => return sk(*i),
+        Expr::InColl { expr, .. } | Expr::Collate { expr, .. } => return kind_of(expr, sk),
+        Expr::EnumIndex { .. } => ColumnKind::LongLong,
         Expr::Subquery(sel) => kind_of(&sel.items.first()?.expr, &|_| None)?,
         Expr::Column { .. } | Expr::Param(_) | Expr::UserVar(_) => return None,
         _ => ColumnKind::VarString,

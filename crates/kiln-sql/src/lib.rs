@@ -5,6 +5,7 @@
 //! → `eval`/`functions` for expressions, `show` for SHOW → `result::Outcome`.
 pub mod ast;
 pub mod charset;
+pub mod coercion;
 pub mod collate;
 pub mod dict;
 pub mod eval;

@@ -230,6 +230,8 @@ pub struct VarCache {
     pub wait_timeout_secs: u64,
     /// thread_pool_priority: Some(true) high, Some(false) low, None auto.
     pub pool_priority_high: Option<bool>,
+    /// collation_connection.
+    pub conn_coll: crate::collate::Coll,
 }
 
 impl Session {
@@ -561,14 +563,21 @@ impl Session {
             return Err(ErrorKind::ER_NO_TABLES_USED.into());
         }
         let mut row = Vec::with_capacity(s.items.len());
+        let no_columns = crate::exec::bind::Scope::default();
         for item in &s.items {
             let e = crate::exec::select::run_subqueries(self, &item.expr)?;
-            row.push(eval(&e, self)?);
+            if crate::coercion::may_annotate(&e, &no_columns) {
+                let e = crate::coercion::annotate(&e, &no_columns)?;
+                row.push(eval(&e, self)?);
+            } else {
+                row.push(eval(&e, self)?);
+            }
         }
         let mut keep = true;
         if let Some(f) = &s.filter {
-            let f = &crate::exec::select::run_subqueries(self, f)?;
-            keep = eval(f, self)?.to_bool() == Some(true);
+            let f = crate::exec::select::run_subqueries(self, f)?;
+            let f = crate::coercion::annotate(&f, &no_columns)?;
+            keep = eval(&f, self)?.to_bool() == Some(true);
         }
         if let Some(l) = &s.limit
             && eval(l, self)?.to_i64().unwrap_or(0) <= 0
@@ -993,6 +1002,13 @@ impl Env for Session {
         self.interrupt.load(Ordering::Relaxed) != INTERRUPT_NONE
     }
 
+    fn collation_connection(&self) -> crate::collate::Coll {
+        match &self.var_cache {
+            Some(c) => c.conn_coll,
+            None => conn_coll(&*self.vars),
+        }
+    }
+
     fn div_precision_increment(&self) -> u32 {
         self.var_cache.as_ref().map_or_else(
             || {
@@ -1014,4 +1030,11 @@ impl Drop for Session {
     fn drop(&mut self) {
         crate::userlock::locks().release_all(self.connection_id);
     }
+}
+
+/// The session's collation_connection.
+pub(crate) fn conn_coll(vars: &dyn SystemVariables) -> crate::collate::Coll {
+    vars.display("collation_connection")
+        .and_then(|n| crate::collate::Coll::by_name(&n))
+        .unwrap_or(crate::collate::Coll::DEFAULT)
 }

@@ -83,6 +83,7 @@ impl Session {
                     Some("low") => Some(false),
                     _ => None,
                 },
+                conn_coll: crate::session::conn_coll(&*self.vars),
                 isolation: self
                     .vars
                     .display("transaction_isolation")

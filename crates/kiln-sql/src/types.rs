@@ -461,6 +461,20 @@ pub fn store(
         }
         SqlType::Char { .. } | SqlType::VarChar { .. } | SqlType::Text { .. } => {
             let mut s = v.to_string_lossy().unwrap_or_default();
+            if !s.is_ascii()
+                && let Some(bad) = ty
+                    .collation()
+                    .and_then(crate::collate::Coll::by_name)
+                    .and_then(|c| crate::collate::unrepresentable(c, &s))
+            {
+                // A character the column's charset lacks (a CJK one in latin1): 1366,
+                // and '?' in its place when not strict.
+                problem(
+                    ErrorKind::ER_TRUNCATED_WRONG_VALUE_FOR_FIELD,
+                    &[&"string", &bad.shown, &column, &mode.row],
+                )?;
+                s = bad.replaced;
+            }
             let limit = match ty {
                 SqlType::Text { size, .. } => Some(size.max_bytes()),
                 SqlType::Char { len, .. } | SqlType::VarChar { len, .. } => Some(*len as u64),

@@ -21,6 +21,8 @@ use crate::value::Value;
 pub struct RowShape {
     pub stored: Vec<Stored>,
     pub colls: Vec<Coll>,
+    /// The character type of each column (None: not a character type), for binding.
+    pub texts: Vec<Option<crate::coercion::ColumnText>>,
     /// Values of columns a row written before ADD COLUMN lacks.
     pub missing: Vec<Value>,
 }
@@ -109,6 +111,11 @@ impl TableHandle {
         let shape = Arc::new(RowShape {
             stored: def.columns.iter().map(|c| rowfmt::stored(&c.ty)).collect(),
             colls,
+            texts: def
+                .columns
+                .iter()
+                .map(|c| crate::coercion::ColumnText::of(&c.ty))
+                .collect(),
             missing,
         });
         let clustered = open(&def.indexes[0])?;

@@ -6,6 +6,7 @@
 use kiln_common::{ErrorKind, KilnError, Result};
 
 use crate::ast::{BinaryOp, Expr, Select, UnaryOp, VarScope};
+use crate::collate::Coll;
 use crate::value::{Value, format_double};
 
 mod arith;
@@ -55,6 +56,11 @@ pub trait Env {
     fn is_interrupted(&self) -> bool;
     fn div_precision_increment(&self) -> u32 {
         4
+    }
+    /// The connection collation (`collation_connection`): what comparisons of
+    /// literals run under.
+    fn collation_connection(&self) -> Coll {
+        Coll::DEFAULT
     }
     /// Runs a subquery that refers to the current row (a correlated subquery).
     fn subquery(&mut self, _sel: &Select) -> Result<crate::result::Rows> {
@@ -126,7 +132,7 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
             }
             let mut saw_null = false;
             for r in &rows.rows {
-                match compare(&v, &r[0]) {
+                match compare_env(&v, &r[0], None, env) {
                     Some(std::cmp::Ordering::Equal) => return Ok(bool_value(!*negated)),
                     None => saw_null = true,
                     _ => {}
@@ -139,7 +145,6 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
             })
         }
         Expr::Unary { op, expr } => unary(*op, eval(expr, env)?, expr, env),
-        Expr::Binary { op, left, right } => binary(*op, left, right, env),
         Expr::IsNull { expr, negated } => Ok(bool_value(eval(expr, env)?.is_null() != *negated)),
         Expr::IsBool {
             expr,
@@ -149,6 +154,24 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
             let b = truth(eval(expr, env)?, env);
             Ok(bool_value((b == *value) != *negated))
         }
+        Expr::Collate { expr, .. } => eval(expr, env),
+        Expr::InColl { expr, coll } => eval_in(expr, Some(*coll), env),
+        Expr::EnumIndex { expr, members, set } => Ok(enum_index(&eval(expr, env)?, members, *set)),
+        Expr::Binary { .. }
+        | Expr::Between { .. }
+        | Expr::InList { .. }
+        | Expr::Like { .. }
+        | Expr::Case { .. }
+        | Expr::Func { .. } => eval_in(e, None, env),
+        Expr::Cast { expr, to } => crate::functions::cast::cast(eval(expr, env)?, *to, env),
+    }
+}
+
+/// Evaluates a comparison, LIKE, CASE or function under `coll` (None: the connection
+/// collation, for operands that are only literals); any other node as `eval`.
+fn eval_in(e: &Expr, coll: Option<Coll>, env: &mut dyn Env) -> Result<Value> {
+    match e {
+        Expr::Binary { op, left, right } => binary(*op, left, right, coll, env),
         Expr::Between {
             expr,
             low,
@@ -158,8 +181,8 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
             let v = eval(expr, env)?;
             let lo = eval(low, env)?;
             let hi = eval(high, env)?;
-            let a = compare(&v, &lo).map(|o| o.is_ge());
-            let b = compare(&v, &hi).map(|o| o.is_le());
+            let a = compare_env(&v, &lo, coll, env).map(|o| o.is_ge());
+            let b = compare_env(&v, &hi, coll, env).map(|o| o.is_le());
             Ok(match and3(a, b) {
                 None => Value::Null,
                 Some(r) => bool_value(r != *negated),
@@ -177,7 +200,7 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
             let mut saw_null = false;
             for item in list {
                 let x = eval(item, env)?;
-                match compare(&v, &x) {
+                match compare_env(&v, &x, coll, env) {
                     Some(std::cmp::Ordering::Equal) => return Ok(bool_value(!*negated)),
                     None => saw_null = true,
                     _ => {}
@@ -204,16 +227,15 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
                     .unwrap_or('\\'),
                 None => '\\',
             };
-            match (v.to_string_lossy(), p.to_string_lossy()) {
-                (Some(s), Some(p)) => Ok(bool_value(
-                    crate::collate::Coll::DEFAULT.rules().like(
-                        s.as_bytes(),
-                        p.as_bytes(),
-                        Some(esc),
-                    ) != *negated,
-                )),
-                _ => Ok(Value::Null),
+            if v.is_null() || p.is_null() {
+                return Ok(Value::Null);
             }
+            let coll = match (&v, &p) {
+                (Value::Bytes(_), _) | (_, Value::Bytes(_)) => Coll::BINARY,
+                _ => coll.unwrap_or_else(|| env.collation_connection()),
+            };
+            let (s, p) = (like_text(&v), like_text(&p));
+            Ok(bool_value(coll.like(&s, &p, Some(esc)) != *negated))
         }
         Expr::Case {
             operand,
@@ -227,7 +249,7 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
             for (w, then) in whens {
                 let wv = eval(w, env)?;
                 let hit = match &op {
-                    Some(o) => compare(o, &wv) == Some(std::cmp::Ordering::Equal),
+                    Some(o) => compare_env(o, &wv, coll, env) == Some(std::cmp::Ordering::Equal),
                     None => truth(wv, env) == Some(true),
                 };
                 if hit {
@@ -239,8 +261,44 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
                 None => Ok(Value::Null),
             }
         }
-        Expr::Cast { expr, to } => crate::functions::cast::cast(eval(expr, env)?, *to, env),
-        Expr::Func { name, args } => crate::functions::call(name, args, env),
+        Expr::Func { name, args } => crate::functions::call(name, args, coll, env),
+        other => eval(other, env),
+    }
+}
+
+/// The bytes LIKE matches: the text of a string, a number's rendering.
+fn like_text(v: &Value) -> std::borrow::Cow<'_, [u8]> {
+    match v {
+        Value::Str(s) => std::borrow::Cow::Borrowed(s.as_bytes()),
+        Value::Bytes(b) => std::borrow::Cow::Borrowed(b),
+        other => std::borrow::Cow::Owned(other.to_text().unwrap_or_default()),
+    }
+}
+
+/// The member number (ENUM) or bit mask (SET) of `v`, a value of such a column.
+pub fn enum_index(v: &Value, members: &[String], set: bool) -> Value {
+    let s = match v {
+        Value::Null => return Value::Null,
+        Value::Str(s) => s.as_str(),
+        other => return other.clone(),
+    };
+    let pos = |m: &str| {
+        members
+            .iter()
+            .position(|x| crate::collate::eq_ci(x, m))
+            .map_or(0, |i| i + 1)
+    };
+    if set {
+        let mut mask = 0u64;
+        for p in s.split(',').filter(|p| !p.is_empty()) {
+            let i = pos(p);
+            if i > 0 && i <= 64 {
+                mask |= 1 << (i - 1);
+            }
+        }
+        Value::UInt(mask)
+    } else {
+        Value::UInt(pos(s) as u64)
     }
 }
 
@@ -376,7 +434,13 @@ fn op_text(op: BinaryOp) -> &'static str {
     }
 }
 
-fn binary(op: BinaryOp, left: &Expr, right: &Expr, env: &mut dyn Env) -> Result<Value> {
+fn binary(
+    op: BinaryOp,
+    left: &Expr,
+    right: &Expr,
+    coll: Option<Coll>,
+    env: &mut dyn Env,
+) -> Result<Value> {
     use BinaryOp::*;
     if let Some(v) = arith::division_chain(op, left, right, env)? {
         return Ok(v);
@@ -410,7 +474,7 @@ fn binary(op: BinaryOp, left: &Expr, right: &Expr, env: &mut dyn Env) -> Result<
     if op == NullSafeEq {
         return Ok(bool_value(match (a.is_null(), b.is_null()) {
             (true, true) => true,
-            (false, false) => compare(&a, &b) == Some(std::cmp::Ordering::Equal),
+            (false, false) => compare_env(&a, &b, coll, env) == Some(std::cmp::Ordering::Equal),
             _ => false,
         }));
     }
@@ -421,7 +485,21 @@ fn binary(op: BinaryOp, left: &Expr, right: &Expr, env: &mut dyn Env) -> Result<
     Ok(match op {
         Xor => bool_value(truth(a, env).unwrap_or(false) != truth(b, env).unwrap_or(false)),
         Eq | Ne | Lt | Le | Gt | Ge => {
-            let o = compare(&a, &b);
+            // A string literal compared with a number is read as one: 1292 if it is not
+            // wholly a number ('abc' = 0). (Temporal columns, also held as text,
+            // compare with numbers as temporals, without the warning.)
+            let number = |v: &Value| {
+                matches!(
+                    v,
+                    Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_)
+                )
+            };
+            if matches!(left, Expr::Literal(Value::Str(_))) && number(&b) {
+                arith::warn_string_number(&a, env);
+            } else if matches!(right, Expr::Literal(Value::Str(_))) && number(&a) {
+                arith::warn_string_number(&b, env);
+            }
+            let o = compare_env(&a, &b, coll, env);
             match o {
                 None => Value::Null,
                 Some(o) => bool_value(match op {
@@ -473,11 +551,29 @@ fn to_u64_bits(v: &Value) -> u64 {
     }
 }
 
-/// Compares two non-NULL values: numerically when either is a number, otherwise as
-/// strings under a case-insensitive collation (utf8mb4_0900_ai_ci approximated by
-/// simple case folding until collations arrive), with trailing spaces significant
-/// (0900 collations are NO PAD). Returns None if either is NULL.
+/// Compares two values under utf8mb4_0900_ai_ci (see `compare_in`).
 pub fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
+    compare_in(a, b, Coll::DEFAULT)
+}
+
+/// `compare_in` under `coll`, or the connection collation when `coll` is None and
+/// both are character strings (looked up only then).
+pub fn compare_env(
+    a: &Value,
+    b: &Value,
+    coll: Option<Coll>,
+    env: &dyn Env,
+) -> Option<std::cmp::Ordering> {
+    match (a, b, coll) {
+        (Value::Str(_), Value::Str(_), None) => compare_in(a, b, env.collation_connection()),
+        (_, _, c) => compare_in(a, b, c.unwrap_or(Coll::DEFAULT)),
+    }
+}
+
+/// Compares two non-NULL values: numerically when either is a number, otherwise
+/// character strings under `coll` (a binary string makes it bytewise). Returns None
+/// if either is NULL.
+pub fn compare_in(a: &Value, b: &Value, coll: Coll) -> Option<std::cmp::Ordering> {
     use Value::*;
     match (a, b) {
         (Null, _) | (_, Null) => None,
@@ -486,7 +582,7 @@ pub fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
         (Int(x), UInt(y)) => Some((*x as i128).cmp(&(*y as i128))),
         (UInt(x), Int(y)) => Some((*x as i128).cmp(&(*y as i128))),
         (Str(x), Str(y)) => crate::functions::time::canonical_cmp(x, y)
-            .or_else(|| Some(crate::collate::Coll::DEFAULT.compare(x.as_bytes(), y.as_bytes()))),
+            .or_else(|| Some(coll.compare(x.as_bytes(), y.as_bytes()))),
         (Bytes(x), Bytes(y)) => Some(x.cmp(y)),
         (Bytes(x), Str(y)) => Some(x.as_slice().cmp(y.as_bytes())),
         (Str(x), Bytes(y)) => Some(x.as_bytes().cmp(y.as_slice())),

@@ -104,6 +104,13 @@ fn constraints_for(
     let mut hi: Bound<Value> = Bound::Unbounded;
     let mut any_range = false;
     for e in conj {
+        // A comparison under a collation (coercion.rs) can use the column's index only
+        // when that is the column's own collation (its keys are built from it).
+        let e = match e {
+            Expr::InColl { expr, coll } if *coll == t.shape.colls[col] => &**expr,
+            Expr::InColl { .. } => continue,
+            e => *e,
+        };
         match e {
             Expr::Binary {
                 op: BinaryOp::Or, ..

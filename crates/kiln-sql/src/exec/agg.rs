@@ -1,9 +1,11 @@
-//! Aggregate functions: one accumulator per aggregate call per group.
+//! Aggregate functions: one accumulator per aggregate call per group. Strings compare
+//! (MIN/MAX, DISTINCT, GROUP_CONCAT's ORDER BY) under their argument's collation.
 
 use kiln_common::{ErrorKind, KilnError, Result};
 
-use crate::ast::Expr;
-use crate::eval::{Env, compare, eval};
+use crate::ast::{Expr, GROUP_CONCAT_ORDER};
+use crate::collate::Coll;
+use crate::eval::{Env, compare_in, eval};
 use crate::value::Value;
 
 /// GROUP_CONCAT's result limit (MySQL's group_concat_max_len default).
@@ -40,10 +42,33 @@ pub struct Accumulator {
     bits: u64,
     text: Vec<u8>,
     truncated: bool,
+    /// The collation of each argument.
+    colls: Vec<Coll>,
+    /// GROUP_CONCAT ... ORDER BY: the rows (sort keys, text) until `finish`, the
+    /// separator, and each key's collation and direction.
+    ordered: Option<Ordered>,
+}
+
+struct Ordered {
+    rows: Vec<(Vec<Value>, Vec<u8>)>,
+    sep: Vec<u8>,
+    keys: Vec<(Coll, bool)>,
+}
+
+/// GROUP_CONCAT's arguments: the values, the separator, and the ORDER BY call if any.
+fn concat_parts(args: &[Expr]) -> (&[Expr], Option<&Expr>, Option<&[Expr]>) {
+    match args {
+        [vals @ .., sep, Expr::Func { name, args: order }] if name == GROUP_CONCAT_ORDER => {
+            (vals, Some(sep), Some(order))
+        }
+        [vals @ .., sep] => (vals, Some(sep), None),
+        [] => (&[], None, None),
+    }
 }
 
 impl Accumulator {
-    pub fn new(call: &Expr) -> Result<Accumulator> {
+    /// An accumulator for `call`, whose arguments have collations `colls`.
+    pub fn new(call: &Expr, colls: &[Coll]) -> Result<Accumulator> {
         let Expr::Func { name, args } = call else {
             return Err(KilnError::internal("not an aggregate"));
         };
@@ -86,6 +111,8 @@ impl Accumulator {
         let n = args.len();
         let ok = if kind == Kind::GroupConcat {
             n >= 2
+        } else if kind == Kind::Count && distinct {
+            n >= 1
         } else {
             n == 1
         };
@@ -95,10 +122,25 @@ impl Accumulator {
                 &[&base],
             ));
         }
+        let colls = colls.to_vec();
+        let ordered = match concat_parts(args) {
+            (_, _, Some(order)) if kind == Kind::GroupConcat => Some(Ordered {
+                rows: Vec::new(),
+                sep: Vec::new(),
+                keys: order
+                    .chunks(2)
+                    .map(|pair| {
+                        let desc = matches!(pair.get(1), Some(Expr::Literal(Value::Int(1))));
+                        (Coll::DEFAULT, desc)
+                    })
+                    .collect(),
+            }),
+            _ => None,
+        };
         Ok(Accumulator {
             kind,
             distinct,
-            seen: super::group::Distinct::default(),
+            seen: super::group::Distinct::with_colls(colls.clone()),
             count: 0,
             int_sum: 0,
             int_only: true,
@@ -109,7 +151,19 @@ impl Accumulator {
             bits: if kind == Kind::BitAnd { u64::MAX } else { 0 },
             text: Vec::new(),
             truncated: false,
+            colls,
+            ordered,
         })
+    }
+
+    /// Sets the collations of GROUP_CONCAT's ORDER BY keys.
+    pub fn with_order_colls(mut self, colls: &[Coll]) -> Accumulator {
+        if let Some(o) = &mut self.ordered {
+            for (k, c) in o.keys.iter_mut().zip(colls) {
+                k.0 = *c;
+            }
+        }
+        self
     }
 
     pub fn add(&mut self, call: &Expr, env: &mut dyn Env) -> Result<()> {
@@ -117,8 +171,9 @@ impl Accumulator {
             return Ok(());
         };
         let v = if self.kind == Kind::GroupConcat {
+            let (vals, sep, order) = concat_parts(args);
             let mut parts = Vec::new();
-            for a in &args[..args.len() - 1] {
+            for a in vals {
                 let x = eval(a, env)?;
                 if x.is_null() {
                     return Ok(());
@@ -128,9 +183,24 @@ impl Accumulator {
             if self.distinct && !self.seen.insert(&parts) {
                 return Ok(());
             }
-            let sep = eval(&args[args.len() - 1], env)?
-                .to_text()
-                .unwrap_or_default();
+            let sep = match sep {
+                Some(s) => eval(s, env)?.to_text().unwrap_or_default(),
+                None => Vec::new(),
+            };
+            if let (Some(o), Some(order)) = (&mut self.ordered, order) {
+                let mut keys = Vec::with_capacity(o.keys.len());
+                for pair in order.chunks(2) {
+                    keys.push(eval(&pair[0], env)?);
+                }
+                let mut text = Vec::new();
+                for p in parts {
+                    text.extend_from_slice(&p.to_text().unwrap_or_default());
+                }
+                o.sep = sep;
+                o.rows.push((keys, text));
+                self.count += 1;
+                return Ok(());
+            }
             if self.truncated {
                 return Ok(());
             }
@@ -145,6 +215,20 @@ impl Accumulator {
             if self.text.len() > GROUP_CONCAT_MAX_LEN {
                 self.text.truncate(GROUP_CONCAT_MAX_LEN);
                 self.truncated = true;
+            }
+            return Ok(());
+        } else if args.len() > 1 {
+            // COUNT(DISTINCT a, b, ...): rows where none is NULL, distinct as tuples.
+            let mut vals = Vec::with_capacity(args.len());
+            for a in args {
+                let x = eval(a, env)?;
+                if x.is_null() {
+                    return Ok(());
+                }
+                vals.push(x);
+            }
+            if self.seen.insert(&vals) {
+                self.count += 1;
             }
             return Ok(());
         } else {
@@ -179,8 +263,9 @@ impl Accumulator {
                 }
             }
             Kind::Min | Kind::Max => {
+                let coll = self.colls.first().copied().unwrap_or(Coll::DEFAULT);
                 let better = self.best.is_null()
-                    || match compare(&v, &self.best) {
+                    || match compare_in(&v, &self.best, coll) {
                         Some(std::cmp::Ordering::Less) => self.kind == Kind::Min,
                         Some(std::cmp::Ordering::Greater) => self.kind == Kind::Max,
                         _ => false,
@@ -254,10 +339,51 @@ impl Accumulator {
             }
             Kind::Min | Kind::Max | Kind::AnyValue => self.best,
             Kind::BitAnd | Kind::BitOr | Kind::BitXor => Value::UInt(self.bits),
-            Kind::GroupConcat => match String::from_utf8(self.text) {
-                Ok(s) => Value::Str(s),
-                Err(e) => Value::Bytes(e.into_bytes()),
-            },
+            Kind::GroupConcat => {
+                let text = match self.ordered {
+                    Some(o) => o.concat(),
+                    None => self.text,
+                };
+                match String::from_utf8(text) {
+                    Ok(s) => Value::Str(s),
+                    Err(e) => Value::Bytes(e.into_bytes()),
+                }
+            }
         }
+    }
+}
+
+impl Ordered {
+    /// The rows sorted by their keys (stable: ties keep their input order), joined by
+    /// the separator and cut at GROUP_CONCAT_MAX_LEN.
+    fn concat(mut self) -> Vec<u8> {
+        let keys = &self.keys;
+        self.rows.sort_by(|a, b| {
+            for (i, (coll, desc)) in keys.iter().enumerate() {
+                let o = match (a.0[i].is_null(), b.0[i].is_null()) {
+                    (true, true) => std::cmp::Ordering::Equal,
+                    (true, false) => std::cmp::Ordering::Less,
+                    (false, true) => std::cmp::Ordering::Greater,
+                    _ => compare_in(&a.0[i], &b.0[i], *coll).unwrap_or(std::cmp::Ordering::Equal),
+                };
+                let o = if *desc { o.reverse() } else { o };
+                if o != std::cmp::Ordering::Equal {
+                    return o;
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
+        let mut out = Vec::new();
+        for (i, (_, t)) in self.rows.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(&self.sep);
+            }
+            out.extend_from_slice(t);
+            if out.len() > GROUP_CONCAT_MAX_LEN {
+                out.truncate(GROUP_CONCAT_MAX_LEN);
+                break;
+            }
+        }
+        out
     }
 }

@@ -15,6 +15,8 @@ pub struct ScopeColumn {
     pub name: String,
     /// Hidden from `*` (INVISIBLE columns).
     pub hidden: bool,
+    /// The column's character type, when it has one (collation, ENUM/SET members).
+    pub text: Option<crate::coercion::ColumnText>,
 }
 
 /// The columns of the row being evaluated, in slot order.
@@ -103,7 +105,10 @@ pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         | Expr::IsNull { expr, .. }
         | Expr::IsBool { expr, .. }
         | Expr::Cast { expr, .. }
-        | Expr::Assign { expr, .. } => visit(expr, f),
+        | Expr::Assign { expr, .. }
+        | Expr::Collate { expr, .. }
+        | Expr::InColl { expr, .. }
+        | Expr::EnumIndex { expr, .. } => visit(expr, f),
         Expr::Binary { left, right, .. } => {
             visit(left, f);
             visit(right, f);
@@ -200,6 +205,19 @@ pub fn rewrite(e: &Expr, f: &mut dyn FnMut(&Expr) -> Result<Option<Expr>>) -> Re
             name: name.clone(),
             expr: b(expr, f)?,
         },
+        Expr::Collate { expr, coll } => Expr::Collate {
+            expr: b(expr, f)?,
+            coll: *coll,
+        },
+        Expr::InColl { expr, coll } => Expr::InColl {
+            expr: b(expr, f)?,
+            coll: *coll,
+        },
+        Expr::EnumIndex { expr, members, set } => Expr::EnumIndex {
+            expr: b(expr, f)?,
+            members: members.clone(),
+            set: *set,
+        },
         Expr::Between {
             expr,
             low,
@@ -269,16 +287,22 @@ pub fn rewrite(e: &Expr, f: &mut dyn FnMut(&Expr) -> Result<Option<Expr>>) -> Re
     })
 }
 
-/// Binds column references of `e` to slots of `scope`.
+/// Binds column references of `e` to slots of `scope`, then settles the collation of
+/// each comparison and the numeric use of ENUM/SET columns (`coercion::annotate`).
 pub fn bind(e: &Expr, scope: &Scope, clause: &str) -> Result<Expr> {
-    rewrite(e, &mut |x| match x {
+    let bound = rewrite(e, &mut |x| match x {
         Expr::Column { qualifier, name } => Ok(Some(Expr::Slot(scope.resolve(
             qualifier.as_deref(),
             name,
             clause,
         )?))),
         _ => Ok(None),
-    })
+    })?;
+    if crate::coercion::may_annotate(&bound, scope) {
+        crate::coercion::annotate(&bound, scope)
+    } else {
+        Ok(bound)
+    }
 }
 
 /// Whether `e` depends on no row (literals, parameters, variables, functions of them):

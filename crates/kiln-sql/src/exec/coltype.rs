@@ -116,6 +116,10 @@ pub(super) fn numeric_temporals(e: &Expr, tables: &[SourceTable]) -> Expr {
                 args,
             }
         }
+        Expr::InColl { expr, coll } => Expr::InColl {
+            expr: Box::new(numeric_temporals(expr, tables)),
+            coll: *coll,
+        },
         other => other.clone(),
     }
 }

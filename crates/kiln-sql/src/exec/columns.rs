@@ -45,6 +45,7 @@ pub fn describe(sess: &mut Session, s: &Select) -> Result<Vec<ColumnInfo>> {
                         table: alias.clone(),
                         name: c.name,
                         hidden: false,
+                        text: None,
                     });
                 }
             }

@@ -651,7 +651,12 @@ fn target_rows(
             keyed.push((k, pk, row));
         }
         let desc: Vec<bool> = order.iter().map(|(_, d)| *d).collect();
-        keyed.sort_by(|a, b| super::select::cmp_keys(&a.0, &b.0, &desc));
+        let conn = crate::eval::Env::collation_connection(&*sess);
+        let colls: Vec<crate::collate::Coll> = order
+            .iter()
+            .map(|(e, _)| crate::coercion::coll_of(e, scope, conn))
+            .collect();
+        keyed.sort_by(|a, b| super::select::cmp_keys(&a.0, &b.0, &desc, &colls));
         out = keyed.into_iter().map(|(_, pk, row)| (pk, row)).collect();
     }
     if let Some(l) = limit {

@@ -115,6 +115,7 @@ fn relation(sess: &mut Session, item: &FromItem, targets: &[String]) -> Result<R
                 table: alias.clone(),
                 name: PK_SLOT.into(),
                 hidden: true,
+                text: None,
             });
             Ok(Relation {
                 scope: Scope { columns },

@@ -11,7 +11,9 @@ use super::agg::Accumulator;
 use super::bind::{self, Scope};
 use super::select::SourceTable;
 use crate::ast::*;
-use crate::eval::{compare, eval};
+use crate::coercion;
+use crate::collate::Coll;
+use crate::eval::{compare_in, eval};
 use crate::session::Session;
 use crate::value::Value;
 
@@ -84,11 +86,12 @@ pub(crate) fn check_full_group_by(
 }
 
 /// Hash of values consistent with grouping equality (`values_eq`): numbers by value,
-/// strings by utf8mb4_0900_ai_ci (the collation's own hash), NULLs alike.
-pub fn hash_values(vals: &[Value]) -> u64 {
+/// strings by their collation's own hash (`colls[i]`, utf8mb4_0900_ai_ci past its
+/// end), NULLs alike.
+pub fn hash_values(vals: &[Value], colls: &[Coll]) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = FastHasher::default();
-    for v in vals {
+    for (i, v) in vals.iter().enumerate() {
         match v {
             Value::Null => 0u8.hash(&mut h),
             Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_) => {
@@ -108,8 +111,10 @@ pub fn hash_values(vals: &[Value]) -> u64 {
             }
             Value::Str(s) => {
                 2u8.hash(&mut h);
-                crate::collate::Coll::DEFAULT
-                    .rules()
+                colls
+                    .get(i)
+                    .copied()
+                    .unwrap_or(Coll::DEFAULT)
                     .hash(s.as_bytes(), &mut h);
             }
             Value::Bytes(b) => {
@@ -151,32 +156,51 @@ impl std::hash::Hasher for FastHasher {
     }
 }
 
-/// Grouping equality: NULL equals NULL, otherwise MySQL's comparison.
-pub fn values_eq(a: &[Value], b: &[Value]) -> bool {
+/// Grouping equality: NULL equals NULL, otherwise MySQL's comparison, strings under
+/// `colls[i]` (utf8mb4_0900_ai_ci past its end).
+pub fn values_eq(a: &[Value], b: &[Value], colls: &[Coll]) -> bool {
     a.len() == b.len()
         && a.iter()
             .zip(b)
-            .all(|(x, y)| match (x.is_null(), y.is_null()) {
+            .enumerate()
+            .all(|(i, (x, y))| match (x.is_null(), y.is_null()) {
                 (true, true) => true,
-                (false, false) => compare(x, y) == Some(std::cmp::Ordering::Equal),
+                (false, false) => {
+                    let c = colls.get(i).copied().unwrap_or(Coll::DEFAULT);
+                    compare_in(x, y, c) == Some(std::cmp::Ordering::Equal)
+                }
                 _ => false,
             })
 }
 
 /// Distinct value tuples (DISTINCT, UNION, COUNT(DISTINCT ...), GROUP BY): the tuples
 /// are hashed by `hash_values` and compared on collision, so no key is materialized.
+/// Strings compare under the collation of their position (`with_colls`).
 #[derive(Default)]
 pub struct Distinct {
     buckets: HashMap<u64, Vec<usize>>,
     keys: Vec<Vec<Value>>,
+    colls: Vec<Coll>,
 }
 
 impl Distinct {
+    /// Distinct tuples whose i-th strings compare under `colls[i]`.
+    pub fn with_colls(colls: Vec<Coll>) -> Distinct {
+        Distinct {
+            colls,
+            ..Distinct::default()
+        }
+    }
+
     /// The index of `vals` among the distinct tuples, and whether it is new.
     pub fn find_or_insert(&mut self, vals: &[Value]) -> (usize, bool) {
-        let h = hash_values(vals);
+        let h = hash_values(vals, &self.colls);
         let bucket = self.buckets.entry(h).or_default();
-        if let Some(&i) = bucket.iter().find(|&&i| values_eq(&self.keys[i], vals)) {
+        let colls = &self.colls;
+        if let Some(&i) = bucket
+            .iter()
+            .find(|&&i| values_eq(&self.keys[i], vals, colls))
+        {
             return (i, false);
         }
         self.keys.push(vals.to_vec());
@@ -191,8 +215,8 @@ impl Distinct {
     }
 }
 
-pub(crate) fn distinct(rows: &mut Vec<Vec<Value>>) {
-    let mut seen = Distinct::default();
+pub(crate) fn distinct(rows: &mut Vec<Vec<Value>>, colls: Vec<Coll>) {
+    let mut seen = Distinct::with_colls(colls);
     rows.retain(|r| seen.insert(r));
 }
 
@@ -206,9 +230,41 @@ pub(crate) fn group(
     aggs: &[Expr],
     width: usize,
 ) -> Result<Vec<Vec<Value>>> {
-    let mut index = Distinct::default();
+    let conn = crate::eval::Env::collation_connection(sess);
+    let mut index = Distinct::with_colls(
+        group_by
+            .iter()
+            .map(|g| coercion::coll_of(g, scope, conn))
+            .collect(),
+    );
     let mut groups: Vec<(Vec<Value>, Vec<Accumulator>)> = Vec::new();
-    let new_accs = || -> Result<Vec<Accumulator>> { aggs.iter().map(Accumulator::new).collect() };
+    // Per aggregate: its arguments' collations, and those of GROUP_CONCAT's ORDER BY.
+    let colls_of = |xs: &[Expr]| -> Vec<Coll> {
+        xs.iter()
+            .map(|x| coercion::coll_of(x, scope, conn))
+            .collect()
+    };
+    let arg_colls: Vec<(Vec<Coll>, Vec<Coll>)> = aggs
+        .iter()
+        .map(|a| match a {
+            Expr::Func { args, .. } => {
+                let order = match args.last() {
+                    Some(Expr::Func { name, args: o }) if name == GROUP_CONCAT_ORDER => {
+                        colls_of(&o.iter().step_by(2).cloned().collect::<Vec<_>>())
+                    }
+                    _ => Vec::new(),
+                };
+                (colls_of(args), order)
+            }
+            _ => (Vec::new(), Vec::new()),
+        })
+        .collect();
+    let new_accs = || -> Result<Vec<Accumulator>> {
+        aggs.iter()
+            .zip(&arg_colls)
+            .map(|(a, (c, o))| Ok(Accumulator::new(a, c)?.with_order_colls(o)))
+            .collect()
+    };
     for r in rows {
         let mut re = RowEnv {
             inner: sess,

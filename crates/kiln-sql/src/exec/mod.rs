@@ -96,6 +96,9 @@ impl Env for RowEnv<'_> {
     fn div_precision_increment(&self) -> u32 {
         self.inner.div_precision_increment()
     }
+    fn collation_connection(&self) -> crate::collate::Coll {
+        self.inner.collation_connection()
+    }
     fn subquery(&mut self, sel: &crate::ast::Select) -> Result<crate::result::Rows> {
         let Some(scope) = self.scope else {
             return Err(kiln_common::KilnError::new(

@@ -16,8 +16,10 @@ use super::bind::{self, Scope, ScopeColumn, bind, conjuncts, contains_aggregate,
 use super::coltype::{column_info, numeric_temporals};
 use super::group::{Distinct, check_full_group_by, distinct, group};
 use crate::ast::*;
+use crate::coercion;
+use crate::collate::Coll;
 use crate::dict::TableHandle;
-use crate::eval::{compare, eval};
+use crate::eval::{compare_in, eval};
 use crate::result::Rows;
 use crate::session::Session;
 use crate::value::Value;
@@ -153,10 +155,12 @@ pub fn table_scope(h: &TableHandle, alias: &str) -> Vec<ScopeColumn> {
     h.def
         .columns
         .iter()
-        .map(|c| ScopeColumn {
+        .zip(&h.shape.texts)
+        .map(|(c, text)| ScopeColumn {
             table: alias.to_string(),
             name: c.name.clone(),
             hidden: c.invisible,
+            text: text.clone(),
         })
         .collect()
 }
@@ -407,6 +411,7 @@ pub(crate) fn info_schema_relation(
                     table: alias.clone(),
                     name: c.to_string(),
                     hidden: false,
+                    text: None,
                 })
                 .collect(),
         },
@@ -449,6 +454,7 @@ pub(crate) fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Re
                             table: alias.clone(),
                             name: c.name.clone(),
                             hidden: false,
+                            text: coercion::ColumnText::of_result(c),
                         })
                         .collect(),
                 },
@@ -615,8 +621,15 @@ pub fn run(sess: &mut Session, s: &Select) -> Result<Rows> {
         dedupe |= !all;
         next = sel.union.as_ref();
     }
+    // A UNION's columns compare under the first SELECT's column collations.
+    let conn = crate::eval::Env::collation_connection(sess);
+    let colls: Vec<Coll> = out
+        .columns
+        .iter()
+        .map(|c| coercion::ColumnText::of_result(c).map_or(conn, |t| t.coll))
+        .collect();
     if dedupe {
-        distinct(&mut out.rows);
+        distinct(&mut out.rows, colls.clone());
     }
     if !s.union_order.is_empty() {
         let mut keys = Vec::with_capacity(s.union_order.len());
@@ -643,7 +656,7 @@ pub fn run(sess: &mut Session, s: &Select) -> Result<Rows> {
         }
         out.rows.sort_by(|a, b| {
             for (i, desc) in &keys {
-                let o = order_cmp(&a[*i], &b[*i]);
+                let o = order_cmp(&a[*i], &b[*i], colls[*i]);
                 let o = if *desc { o.reverse() } else { o };
                 if o != std::cmp::Ordering::Equal {
                     return o;
@@ -792,8 +805,37 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
                 OrderKey::Expr(bound)
             }
         };
+        // ENUM/SET sort by member number / mask.
+        let key = match key {
+            OrderKey::Item(i) if matches!(items[i].0, Expr::Slot(_)) => {
+                match crate::coercion::numeric_use(items[i].0.clone(), &scope) {
+                    e @ Expr::EnumIndex { .. } => OrderKey::Expr(e),
+                    _ => OrderKey::Item(i),
+                }
+            }
+            OrderKey::Expr(e) => OrderKey::Expr(crate::coercion::numeric_use(e, &scope)),
+            k => k,
+        };
         order.push((key, o.desc));
     }
+    let conn = crate::eval::Env::collation_connection(sess);
+    // (before aggregates become slots, so that MIN(s) keeps the collation of s)
+    let item_colls: Vec<Coll> = if s.distinct {
+        items
+            .iter()
+            .map(|(e, _)| coercion::coll_of(e, &scope, conn))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let order_colls: Vec<Coll> = order
+        .iter()
+        .map(|(k, _)| match k {
+            OrderKey::Item(i) => coercion::coll_of(&items[*i].0, &scope, conn),
+            OrderKey::Expr(e) => coercion::coll_of(e, &scope, conn),
+        })
+        .collect();
+
     let grouped = !s.group_by.is_empty()
         || items.iter().any(|(e, _)| contains_aggregate(e))
         || having.as_ref().is_some_and(contains_aggregate)
@@ -899,12 +941,12 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         out.push((vals, keys));
     }
     if s.distinct {
-        let mut seen = Distinct::default();
+        let mut seen = Distinct::with_colls(item_colls);
         out.retain(|(v, _)| seen.insert(v));
     }
     if !order.is_empty() {
         let desc: Vec<bool> = order.iter().map(|(_, d)| *d).collect();
-        out.sort_by(|a, b| cmp_keys(&a.1, &b.1, &desc));
+        out.sort_by(|a, b| cmp_keys(&a.1, &b.1, &desc, &order_colls));
     }
     let offset = match &s.offset {
         Some(e) => limit_value(sess, e)?,
@@ -945,10 +987,11 @@ fn having_aliases(h: &Expr, scope: &Scope, items: &[(Expr, String)]) -> Result<E
     })
 }
 
-/// Compares two rows' ORDER BY keys: each key ascending or descending, NULLs first.
-pub fn cmp_keys(a: &[Value], b: &[Value], desc: &[bool]) -> std::cmp::Ordering {
+/// Compares two rows' ORDER BY keys: each key ascending or descending, NULLs first,
+/// strings under the key's collation (`colls[i]`).
+pub fn cmp_keys(a: &[Value], b: &[Value], desc: &[bool], colls: &[Coll]) -> std::cmp::Ordering {
     for (i, d) in desc.iter().enumerate() {
-        let o = order_cmp(&a[i], &b[i]);
+        let o = order_cmp(&a[i], &b[i], colls.get(i).copied().unwrap_or(Coll::DEFAULT));
         let o = if *d { o.reverse() } else { o };
         if o != std::cmp::Ordering::Equal {
             return o;
@@ -971,12 +1014,12 @@ fn limit_value(sess: &mut Session, e: &Expr) -> Result<u64> {
     }
 }
 
-/// ORDER BY comparison: NULLs first, then MySQL's comparison.
-fn order_cmp(a: &Value, b: &Value) -> std::cmp::Ordering {
+/// ORDER BY comparison: NULLs first, then MySQL's comparison (strings under `coll`).
+fn order_cmp(a: &Value, b: &Value, coll: Coll) -> std::cmp::Ordering {
     match (a.is_null(), b.is_null()) {
         (true, true) => std::cmp::Ordering::Equal,
         (true, false) => std::cmp::Ordering::Less,
         (false, true) => std::cmp::Ordering::Greater,
-        _ => compare(a, b).unwrap_or(std::cmp::Ordering::Equal),
+        _ => compare_in(a, b, coll).unwrap_or(std::cmp::Ordering::Equal),
     }
 }

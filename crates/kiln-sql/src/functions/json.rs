@@ -463,6 +463,7 @@ fn is_json_expr(e: &Expr) -> bool {
 fn is_bool_expr(e: &Expr) -> bool {
     use crate::ast::{BinaryOp::*, UnaryOp};
     match e {
+        Expr::InColl { expr, .. } => is_bool_expr(expr),
         Expr::Binary { op, .. } => matches!(
             op,
             Eq | NullSafeEq | Ne | Lt | Le | Gt | Ge | And | Or | Xor

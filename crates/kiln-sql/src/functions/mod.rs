@@ -6,7 +6,8 @@ use kiln_common::time::CivilTime;
 use kiln_common::{ErrorKind, KilnError, Result};
 
 use crate::ast::Expr;
-use crate::eval::{Env, Level, compare, eval};
+use crate::collate::Coll;
+use crate::eval::{Env, Level, compare_in, eval};
 use crate::value::Value;
 
 pub mod cast;
@@ -51,7 +52,7 @@ pub(crate) fn check_arity(name: &str, argc: usize, lo: usize, hi: usize) -> Resu
 /// returns NULL with a warning about max_allowed_packet.
 const RESULT_BYTES_MAX: usize = 64 << 20;
 
-pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
+pub fn call(name: &str, args: &[Expr], coll: Option<Coll>, env: &mut dyn Env) -> Result<Value> {
     let argc = args.len();
     let want = |lo: usize, hi: usize| -> Result<()> {
         if argc < lo || argc > hi {
@@ -101,7 +102,7 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
     if let Some(r) = time::call(name, &v, env)? {
         return Ok(r);
     }
-    if let Some(r) = string::call(name, &v, env)? {
+    if let Some(r) = string::call(name, &v, coll, env)? {
         return Ok(r);
     }
     if let Some(r) = json::call(name, args, &v, env)? {
@@ -230,11 +231,22 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
         }
         "length" | "octet_length" => {
             want(1, 1)?;
-            Value::Int(v[0].to_text().map_or(0, |t| t.len()) as i64)
+            Value::Int(match (&v[0], coll) {
+                // bytes in the argument's charset (a latin1 'é' is one)
+                (Value::Str(t), Some(c)) => c.encode(t.as_bytes()).len(),
+                (other, _) => other.to_text().map_or(0, |t| t.len()),
+            } as i64)
         }
         "char_length" | "character_length" => {
             want(1, 1)?;
-            Value::Int(s(0).chars().count() as i64)
+            Value::Int(match &v[0] {
+                Value::Bytes(b) => b.len(),
+                _ => s(0).chars().count(),
+            } as i64)
+        }
+        "convert_using" => {
+            want(2, 2)?;
+            convert_using(&v[0], &s(1))
         }
         "reverse" => {
             want(1, 1)?;
@@ -338,17 +350,14 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
                 Value::Double(_) | Value::Decimal(_) => {
                     format!("{:X}", v[0].to_i64().unwrap_or(0) as u64)
                 }
-                other => other
-                    .to_text()
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|b| format!("{b:02X}"))
-                    .collect(),
+                Value::Str(t) => hex_upper(&coll.map_or(Coll::DEFAULT, |c| c).encode(t.as_bytes())),
+                other => hex_upper(&other.to_text().unwrap_or_default()),
             })
         }
         "strcmp" => {
             want(2, 2)?;
-            Value::Int(match compare(&Value::Str(s(0)), &Value::Str(s(1))) {
+            let c = coll.unwrap_or_else(|| env.collation_connection());
+            Value::Int(match compare_in(&Value::Str(s(0)), &Value::Str(s(1)), c) {
                 Some(std::cmp::Ordering::Less) => -1,
                 Some(std::cmp::Ordering::Equal) => 0,
                 _ => 1,
@@ -360,7 +369,8 @@ pub fn call(name: &str, args: &[Expr], env: &mut dyn Env) -> Result<Value> {
         }
         "nullif" => {
             want(2, 2)?;
-            if compare(&v[0], &v[1]) == Some(std::cmp::Ordering::Equal) {
+            if crate::eval::compare_env(&v[0], &v[1], coll, env) == Some(std::cmp::Ordering::Equal)
+            {
                 Value::Null
             } else {
                 v[0].clone()
@@ -513,6 +523,44 @@ fn unify(r: Value, others: &[Expr]) -> Value {
     }
 }
 
+/// CONVERT(v USING cs): the value as a string of charset `cs` (held as UTF-8 like
+/// every character value; characters `cs` lacks become '?'), or its bytes for
+/// `binary`.
+fn convert_using(v: &Value, cs: &str) -> Value {
+    use kiln_types::collation::{Charset, convert};
+    let bytes = match v {
+        Value::Str(s) => std::borrow::Cow::Borrowed(s.as_bytes()),
+        other => std::borrow::Cow::Owned(other.to_text().unwrap_or_default()),
+    };
+    let from = if matches!(v, Value::Bytes(_)) {
+        Charset::Binary
+    } else {
+        Charset::Utf8mb4
+    };
+    match Charset::by_name(cs) {
+        Some(Charset::Binary) => Value::Bytes(bytes.into_owned()),
+        Some(to) if from == Charset::Utf8mb4 => {
+            let (narrow, _) = convert(from, to, &bytes);
+            let (wide, _) = convert(to, Charset::Utf8mb4, &narrow);
+            Value::Str(String::from_utf8(wide).unwrap_or_default())
+        }
+        _ => match String::from_utf8(bytes.into_owned()) {
+            Ok(s) => Value::Str(s),
+            Err(e) => Value::Bytes(e.into_bytes()),
+        },
+    }
+}
+
+/// Upper-case hex digits of `b`.
+fn hex_upper(b: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(b.len() * 2);
+    for x in b {
+        let _ = write!(s, "{x:02X}");
+    }
+    s
+}
+
 fn env_time(env: &dyn Env) -> i64 {
     env.statement_time_micros()
 }
@@ -570,6 +618,7 @@ const KNOWN: &[&str] = &[
     "concat",
     "concat_ws",
     "length",
+    "convert_using",
     "octet_length",
     "char_length",
     "character_length",

@@ -8,27 +8,17 @@
 use kiln_common::Result;
 use kiln_types::decimal::Decimal;
 
-use crate::ast::VarScope;
 use crate::collate::Coll;
 use crate::eval::Env;
 use crate::value::Value;
 
-/// The collation for comparing `a` and `b`: binary if either is a binary string,
-/// else the connection collation.
-fn coll_for(env: &dyn Env, vals: &[&Value]) -> Coll {
+/// The collation for comparing `vals`: binary if any is a binary string, else the
+/// one the binder settled (`given`), else the connection collation.
+fn coll_for(env: &dyn Env, given: Option<Coll>, vals: &[&Value]) -> Coll {
     if vals.iter().any(|v| matches!(v, Value::Bytes(_))) {
         return Coll::BINARY;
     }
-    let name = env
-        .sysvar(VarScope::Session, "collation_connection")
-        .ok()
-        .and_then(|v| v.to_string_lossy())
-        .unwrap_or_default();
-    if name.is_empty() {
-        Coll::DEFAULT
-    } else {
-        Coll::of(&name)
-    }
+    given.unwrap_or_else(|| env.collation_connection())
 }
 
 fn text(v: &Value) -> String {
@@ -179,7 +169,12 @@ fn trim_side(s: &str, r: &str, leading: bool, trailing: bool) -> String {
 }
 
 /// Calls of the functions above; None when `name` is not one of them.
-pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>> {
+pub fn call(
+    name: &str,
+    v: &[Value],
+    given: Option<Coll>,
+    env: &mut dyn Env,
+) -> Result<Option<Value>> {
     let argc = v.len();
     let arity = match name {
         "locate" => (2, 3),
@@ -199,7 +194,7 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
         let all_str = v
             .iter()
             .all(|x| matches!(x, Value::Str(_) | Value::Bytes(_)));
-        let coll = coll_for(env, &v.iter().collect::<Vec<_>>());
+        let coll = coll_for(env, given, &v.iter().collect::<Vec<_>>());
         for (i, x) in v[1..].iter().enumerate() {
             let eq = if x.is_null() {
                 false
@@ -245,11 +240,11 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
             } else {
                 1
             };
-            let coll = coll_for(env, &[needle, hay]);
+            let coll = coll_for(env, given, &[needle, hay]);
             Value::Int(locate(&text(needle), &text(hay), from, coll))
         }
         "find_in_set" => {
-            let coll = coll_for(env, &[&v[0], &v[1]]);
+            let coll = coll_for(env, given, &[&v[0], &v[1]]);
             let (needle, list) = (text(&v[0]), text(&v[1]));
             if needle.contains(',') {
                 return Ok(Some(Value::Int(0)));
@@ -280,7 +275,7 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
         "upper" | "ucase" | "lower" | "lcase" => match &v[0] {
             Value::Bytes(b) => Value::Bytes(b.clone()),
             other => {
-                let coll = coll_for(env, &[other]);
+                let coll = coll_for(env, None, &[other]);
                 let s = text(other);
                 let out = if name.starts_with('u') {
                     coll.rules().to_upper(s.as_bytes())

@@ -246,10 +246,7 @@ impl<'a> Parser<'a> {
                     v.extend_from_slice(next);
                     self.bump();
                 }
-                Expr::Literal(match String::from_utf8(v) {
-                    Ok(s) => Value::Str(s),
-                    Err(e) => Value::Bytes(e.into_bytes()),
-                })
+                introduced(introducer(&self.sql[..t.start]), v)
             }
             Tok::Hex(v) | Tok::Bits(v) => Expr::Literal(Value::Bytes(v)),
             Tok::Placeholder => {
@@ -349,7 +346,13 @@ impl<'a> Parser<'a> {
             _ => return Err(self.error_at(t.start)),
         };
         if self.eat_kw("COLLATE") {
-            let _collation = self.ident_or_string()?;
+            let name = self.ident_or_string()?;
+            let coll = crate::collate::Coll::by_name(&name)
+                .ok_or_else(|| KilnError::new(ErrorKind::ER_UNKNOWN_COLLATION, &[&name]))?;
+            return Ok(Expr::Collate {
+                expr: Box::new(e),
+                coll,
+            });
         }
         Ok(e)
     }
@@ -417,18 +420,29 @@ impl<'a> Parser<'a> {
             }
             args = self.expr_list()?;
             if name.starts_with("group_concat") {
-                // ORDER BY inside GROUP_CONCAT is accepted; SEPARATOR is kept as a
-                // last argument.
-                if self.eat_kw("ORDER") {
+                // SEPARATOR follows the values; an ORDER BY is kept after it as a
+                // `group_concat order` call of (key, desc flag) pairs.
+                let order = if self.eat_kw("ORDER") {
                     self.expect_kw("BY")?;
-                    self.order_list()?;
-                }
+                    Some(self.order_list()?)
+                } else {
+                    None
+                };
                 let sep = if self.eat_kw("SEPARATOR") {
                     self.primary()?
                 } else {
                     Expr::Literal(Value::Str(",".into()))
                 };
                 args.push(sep);
+                if let Some(order) = order {
+                    args.push(Expr::Func {
+                        name: GROUP_CONCAT_ORDER.into(),
+                        args: order
+                            .into_iter()
+                            .flat_map(|o| [o.expr, Expr::Literal(Value::Int(i64::from(o.desc)))])
+                            .collect(),
+                    });
+                }
             }
             self.expect_op(")")?;
         }
@@ -479,8 +493,15 @@ impl<'a> Parser<'a> {
         self.expect_op("(")?;
         let e = self.expr()?;
         let to = if self.eat_kw("USING") {
-            self.ident_or_string()?;
-            CastType::Char(None)
+            let cs = self.ident_or_string()?;
+            if kiln_types::collation::Charset::by_name(&cs).is_none() {
+                return Err(KilnError::new(ErrorKind::ER_UNKNOWN_CHARACTER_SET, &[&cs]));
+            }
+            self.expect_op(")")?;
+            return Ok(Expr::Func {
+                name: "convert_using".into(),
+                args: vec![e, Expr::Literal(Value::Str(cs.to_ascii_lowercase()))],
+            });
         } else {
             self.expect_op(",")?;
             self.cast_type()?
@@ -490,6 +511,41 @@ impl<'a> Parser<'a> {
             expr: Box::new(e),
             to,
         })
+    }
+}
+
+/// The charset introducer written right before a string literal (`_binary'..'`,
+/// `_latin1'..'`): the lexer drops it, so it is read back from the text before the
+/// literal. None when there is none or it names no charset kiln has.
+fn introducer(before: &str) -> Option<kiln_types::collation::Charset> {
+    let b = before.as_bytes();
+    let mut i = b.len();
+    while i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_') {
+        i -= 1;
+    }
+    let word = before[i..].strip_prefix('_')?;
+    kiln_types::collation::Charset::by_name(word)
+}
+
+/// A string literal's value: bytes for `_binary`, text otherwise; a literal
+/// introduced as latin1/ascii holds bytes of that charset, converted to the UTF-8 kiln
+/// keeps text in and marked as that charset (`CONVERT ... USING`).
+fn introduced(cs: Option<kiln_types::collation::Charset>, v: Vec<u8>) -> Expr {
+    use kiln_types::collation::{Charset, convert};
+    let text = |v: Vec<u8>| match String::from_utf8(v) {
+        Ok(s) => Value::Str(s),
+        Err(e) => Value::Bytes(e.into_bytes()),
+    };
+    match cs {
+        Some(Charset::Binary) => Expr::Literal(Value::Bytes(v)),
+        Some(cs @ (Charset::Latin1 | Charset::Ascii)) => Expr::Func {
+            name: "convert_using".into(),
+            args: vec![
+                Expr::Literal(text(convert(cs, Charset::Utf8mb4, &v).0)),
+                Expr::Literal(Value::Str(cs.name().into())),
+            ],
+        },
+        _ => Expr::Literal(text(v)),
     }
 }
 

@@ -260,6 +260,7 @@ pub fn is_reserved(w: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::Value;
 
     fn one(sql: &str) -> Stmt {
         parse_one(sql, false).unwrap().stmt
@@ -272,6 +273,42 @@ mod tests {
         };
         let names: Vec<_> = s.items.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["1+1", "@@version", "abc", "two", "CONNECTION_ID()"]);
+    }
+
+    #[test]
+    fn introducers_collate_and_convert() {
+        let items = |sql: &str| -> Vec<Expr> {
+            let Stmt::Select(s) = one(sql) else { panic!() };
+            s.items.into_iter().map(|i| i.expr).collect()
+        };
+        let e = items("SELECT _binary'ab', _utf8mb4'ab', _latin1'x', CONVERT('a' USING latin1)");
+        assert_eq!(e[0], Expr::Literal(Value::Bytes(b"ab".to_vec())));
+        assert_eq!(e[1], Expr::Literal(Value::Str("ab".into())));
+        assert!(matches!(&e[2], Expr::Func { name, .. } if name == "convert_using"));
+        assert!(matches!(&e[3], Expr::Func { name, .. } if name == "convert_using"));
+        let e = items("SELECT 'a' COLLATE utf8mb4_bin");
+        assert!(matches!(&e[0], Expr::Collate { coll, .. } if coll.name() == "utf8mb4_bin"));
+        assert_eq!(
+            parse_one("SELECT 'a' COLLATE nope", false)
+                .unwrap_err()
+                .code,
+            1273
+        );
+        assert_eq!(
+            parse_one("SELECT CONVERT('a' USING nope)", false)
+                .unwrap_err()
+                .code,
+            1115
+        );
+        // GROUP_CONCAT's ORDER BY travels after the separator
+        let e = items("SELECT GROUP_CONCAT(a ORDER BY b DESC SEPARATOR '|')");
+        let Expr::Func { args, .. } = &e[0] else {
+            panic!()
+        };
+        assert!(
+            matches!(&args[2], Expr::Func { name, args } if name == GROUP_CONCAT_ORDER
+            && args[1] == Expr::Literal(Value::Int(1)))
+        );
     }
 
     #[test]
