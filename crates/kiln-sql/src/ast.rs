@@ -166,6 +166,8 @@ pub enum FromItem {
         on: Option<Expr>,
         /// `USING (a, b)`
         using: Vec<String>,
+        /// `NATURAL [LEFT | RIGHT] JOIN`: USING every column name both sides have.
+        natural: bool,
     },
 }
 

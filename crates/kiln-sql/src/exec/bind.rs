@@ -15,6 +15,20 @@ pub struct ScopeColumn {
     pub name: String,
     /// Hidden from `*` (INVISIBLE columns).
     pub hidden: bool,
+    /// A column of a JOIN ... USING / NATURAL JOIN pair: replaced by the pair's
+    /// coalesced column for unqualified names and `*`, reachable as `table.name`.
+    pub merged: bool,
+}
+
+impl ScopeColumn {
+    /// Whether `*` (qualifier None) or `qualifier.*` lists this column.
+    pub fn in_star(&self, qualifier: Option<&str>) -> bool {
+        match qualifier {
+            _ if self.hidden => false,
+            None => !self.merged,
+            Some(q) => self.table == q,
+        }
+    }
 }
 
 /// The columns of the row being evaluated, in slot order.
@@ -29,7 +43,7 @@ impl Scope {
         let q = qualifier.map(|q| q.rsplit('.').next().unwrap_or(q));
         let mut found = None;
         for (i, c) in self.columns.iter().enumerate() {
-            if !c.name.eq_ignore_ascii_case(name) {
+            if !c.name.eq_ignore_ascii_case(name) || (c.merged && q.is_none()) {
                 continue;
             }
             if let Some(q) = q

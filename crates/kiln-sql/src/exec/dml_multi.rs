@@ -115,6 +115,7 @@ fn relation(sess: &mut Session, item: &FromItem, targets: &[String]) -> Result<R
                 table: alias.clone(),
                 name: PK_SLOT.into(),
                 hidden: true,
+                merged: false,
             });
             Ok(Relation {
                 scope: Scope { columns },
@@ -133,10 +134,11 @@ fn relation(sess: &mut Session, item: &FromItem, targets: &[String]) -> Result<R
             kind,
             on,
             using,
+            natural,
         } => {
             let l = relation(sess, left, targets)?;
             let r = relation(sess, right, targets)?;
-            join(sess, l, r, *kind, on.as_ref(), using)
+            join(sess, l, r, *kind, on.as_ref(), using, *natural)
         }
         FromItem::Derived { .. } => relation_of(sess, item, Lock::None),
     }
@@ -158,7 +160,7 @@ fn joined_rows(
         let next = relation(sess, item, targets)?;
         rel = Some(match rel {
             None => next,
-            Some(left) => join(sess, left, next, JoinKind::Cross, None, &[])?,
+            Some(left) => join(sess, left, next, JoinKind::Cross, None, &[], false)?,
         });
     }
     let mut rel = rel.expect("a FROM clause has an item");

@@ -17,6 +17,7 @@ pub mod dml;
 pub mod dml_multi;
 pub mod group;
 pub mod infoschema;
+pub mod join_using;
 pub mod select;
 pub mod show;
 

@@ -15,6 +15,7 @@ use super::access::{self, Lock};
 use super::bind::{self, Scope, ScopeColumn, bind, conjuncts, contains_aggregate, is_aggregate};
 use super::coltype::{column_info, numeric_temporals};
 use super::group::{Distinct, check_full_group_by, distinct, group};
+use super::join_using;
 use crate::ast::*;
 use crate::dict::TableHandle;
 use crate::eval::{compare, eval};
@@ -157,6 +158,7 @@ pub fn table_scope(h: &TableHandle, alias: &str) -> Vec<ScopeColumn> {
             table: alias.to_string(),
             name: c.name.clone(),
             hidden: c.invisible,
+            merged: false,
         })
         .collect()
 }
@@ -372,7 +374,7 @@ pub fn from_clause(
         let next = relation_of(sess, item, lock)?;
         rel = Some(match rel {
             None => next,
-            Some(left) => join(sess, left, next, JoinKind::Cross, None, &[])?,
+            Some(left) => join(sess, left, next, JoinKind::Cross, None, &[], false)?,
         });
     }
     Ok((rel.expect("a FROM clause has an item"), false))
@@ -407,6 +409,7 @@ pub(crate) fn info_schema_relation(
                     table: alias.clone(),
                     name: c.to_string(),
                     hidden: false,
+                    merged: false,
                 })
                 .collect(),
         },
@@ -449,6 +452,7 @@ pub(crate) fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Re
                             table: alias.clone(),
                             name: c.name.clone(),
                             hidden: false,
+                            merged: false,
                         })
                         .collect(),
                 },
@@ -463,16 +467,19 @@ pub(crate) fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Re
             kind,
             on,
             using,
+            natural,
         } => {
             let l = relation_of(sess, left, lock)?;
             let r = relation_of(sess, right, lock)?;
-            join(sess, l, r, *kind, on.as_ref(), using)
+            join(sess, l, r, *kind, on.as_ref(), using, *natural)
         }
     }
 }
 
 /// Nested-loop join of two materialized relations (hash join on equality conditions
-/// comes with the cost-based planner).
+/// comes with the cost-based planner). A RIGHT JOIN runs as a LEFT JOIN with the sides
+/// swapped; its row keeps the written order unless USING / NATURAL merges columns
+/// (join_using.rs: then the preserved side comes first, as in MySQL).
 pub(crate) fn join(
     sess: &mut Session,
     left: Relation,
@@ -480,61 +487,45 @@ pub(crate) fn join(
     kind: JoinKind,
     on: Option<&Expr>,
     using: &[String],
+    natural: bool,
 ) -> Result<Relation> {
-    let (left, right, swapped) = if kind == JoinKind::Right {
+    let (first, second, swapped) = if kind == JoinKind::Right {
         (right, left, true)
     } else {
         (left, right, false)
     };
-    let lw = left.scope.columns.len();
-    let rw = right.scope.columns.len();
-    let mut scope = Scope::default();
-    if swapped {
-        scope.columns.extend(right.scope.columns.iter().cloned());
-        scope.columns.extend(left.scope.columns.iter().cloned());
+    let pairs = join_using::shared_columns(&first.scope, &second.scope, using, natural)?;
+    // The row as built from the two sides: [second, first] keeps a RIGHT JOIN's
+    // written order; with shared columns it is [first, second].
+    let flip = swapped && !natural && using.is_empty();
+    let fw = first.scope.columns.len();
+    let sw = second.scope.columns.len();
+    let (a, b) = if flip {
+        (&second, &first)
     } else {
-        scope.columns.extend(left.scope.columns.iter().cloned());
-        scope.columns.extend(right.scope.columns.iter().cloned());
-    }
-    let mut cond = match on {
-        Some(e) => Some(bind(&run_subqueries(sess, e)?, &scope, "on clause")?),
-        None => None,
+        (&first, &second)
     };
-    for u in using {
-        let l = Scope {
-            columns: scope.columns[..if swapped { rw } else { lw }].to_vec(),
-        }
-        .resolve(None, u, "from clause")?;
-        let r = Scope {
-            columns: scope.columns[if swapped { rw } else { lw }..].to_vec(),
-        }
-        .resolve(None, u, "from clause")?
-            + if swapped { rw } else { lw };
-        let eq = Expr::Binary {
-            op: BinaryOp::Eq,
-            left: Box::new(Expr::Slot(l)),
-            right: Box::new(Expr::Slot(r)),
-        };
-        cond = Some(match cond {
-            None => eq,
-            Some(c) => Expr::Binary {
-                op: BinaryOp::And,
-                left: Box::new(c),
-                right: Box::new(eq),
-            },
-        });
-    }
+    let mut scope = Scope::default();
+    scope.columns.extend(a.scope.columns.iter().cloned());
+    scope.columns.extend(b.scope.columns.iter().cloned());
+    let cond = match on {
+        Some(e) => Some(bind(&run_subqueries(sess, e)?, &scope, "on clause")?),
+        None => join_using::condition(&pairs, fw),
+    };
     let outer = matches!(kind, JoinKind::Left | JoinKind::Right);
     let mut rows = Vec::new();
-    let nulls_r = vec![Value::Null; rw];
-    for l in &left.rows {
+    let nulls = vec![Value::Null; sw];
+    let pair_row = |f: &[Value], s: &[Value]| {
+        if flip {
+            [s, f].concat()
+        } else {
+            [f, s].concat()
+        }
+    };
+    for l in &first.rows {
         let mut matched = false;
-        for r in &right.rows {
-            let row = if swapped {
-                [r.as_slice(), l.as_slice()].concat()
-            } else {
-                [l.as_slice(), r.as_slice()].concat()
-            };
+        for r in &second.rows {
+            let row = pair_row(l, r);
             let keep = match &cond {
                 None => true,
                 Some(c) => {
@@ -558,24 +549,26 @@ pub(crate) fn join(
             }
         }
         if outer && !matched {
-            rows.push(if swapped {
-                [nulls_r.as_slice(), l.as_slice()].concat()
-            } else {
-                [l.as_slice(), nulls_r.as_slice()].concat()
-            });
+            rows.push(pair_row(l, &nulls));
         }
     }
     let mut tables = Vec::new();
-    let (first, second, first_w) = if swapped {
-        (&right, &left, rw)
-    } else {
-        (&left, &right, lw)
-    };
-    tables.extend(first.tables.iter().cloned());
-    tables.extend(second.tables.iter().cloned().map(|mut t| {
-        t.offset += first_w;
+    let aw = a.scope.columns.len();
+    tables.extend(a.tables.iter().cloned());
+    tables.extend(b.tables.iter().cloned().map(|mut t| {
+        t.offset += aw;
         t
     }));
+    if !pairs.is_empty() {
+        scope = join_using::merged_scope(&first.scope, &second.scope, &pairs);
+        rows = rows
+            .into_iter()
+            .map(|r| join_using::merged_row(&pairs, fw, r))
+            .collect();
+        for t in &mut tables {
+            t.offset += pairs.len();
+        }
+    }
     Ok(Relation {
         scope,
         tables,
@@ -731,7 +724,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             Expr::Column { qualifier, name } if name == "*" => {
                 let before = items.len();
                 for (i, c) in scope.columns.iter().enumerate() {
-                    if c.hidden || qualifier.as_ref().is_some_and(|q| *q != c.table) {
+                    if !c.in_star(qualifier.as_deref()) {
                         continue;
                     }
                     items.push((Expr::Slot(i), c.name.clone()));
