@@ -118,11 +118,29 @@ pub enum Expr {
         select: Box<Select>,
         negated: bool,
     },
+    /// `(a, b, ...)`: a row constructor, an operand of comparisons and IN only
+    /// (eval/rows.rs).
+    Row(Vec<Expr>),
+    /// `expr op ANY | SOME | ALL (SELECT ...)`.
+    Quantified(Box<Quantified>),
     /// `@v := expr` inside an expression.
     Assign {
         name: String,
         expr: Box<Expr>,
     },
+}
+
+/// `expr op ANY | SOME | ALL (SELECT ...)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quantified {
+    pub expr: Expr,
+    pub op: BinaryOp,
+    /// ALL (else ANY / SOME).
+    pub all: bool,
+    pub select: Select,
+    /// The subquery's rows once an uncorrelated one has run (exec/select.rs
+    /// `run_subqueries`); None: it runs per row.
+    pub rows: Option<Vec<Vec<Value>>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -163,6 +163,8 @@ pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         }
         Expr::Func { args, .. } => args.iter().for_each(|x| visit(x, f)),
         Expr::InSubquery { expr, .. } => visit(expr, f),
+        Expr::Quantified(q) => visit(&q.expr, f),
+        Expr::Row(items) => items.iter().for_each(|x| visit(x, f)),
         Expr::Literal(_)
         | Expr::Param(_)
         | Expr::SysVar { .. }
@@ -279,6 +281,11 @@ pub fn rewrite(e: &Expr, f: &mut dyn FnMut(&Expr) -> Result<Option<Expr>>) -> Re
             select: select.clone(),
             negated: *negated,
         },
+        Expr::Quantified(q) => Expr::Quantified(Box::new(Quantified {
+            expr: rewrite(&q.expr, f)?,
+            ..(**q).clone()
+        })),
+        Expr::Row(items) => Expr::Row(items.iter().map(|x| rewrite(x, f)).collect::<Result<_>>()?),
         other => other.clone(),
     })
 }
@@ -303,7 +310,7 @@ pub fn is_constant(e: &Expr) -> bool {
         Expr::Column { .. } | Expr::Slot(_) | Expr::Subquery(_) | Expr::Exists(_) => {
             constant = false
         }
-        Expr::InSubquery { .. } | Expr::Assign { .. } => constant = false,
+        Expr::InSubquery { .. } | Expr::Quantified(_) | Expr::Assign { .. } => constant = false,
         Expr::Func { name, .. }
             if is_aggregate(name)
                 || matches!(

@@ -82,6 +82,10 @@ pub fn substitute(
                 select: Box::new(nested(sess, select, outer, row, inner)?),
                 negated: *negated,
             })),
+            Expr::Quantified(q) => Ok(Some(Expr::Quantified(Box::new(Quantified {
+                select: nested(sess, &q.select, outer, row, inner)?,
+                ..(**q).clone()
+            })))),
             _ => Ok(None),
         })
     };

@@ -690,6 +690,7 @@ pub(crate) fn check_target_not_in_subqueries(
             Expr::Subquery(s) | Expr::Exists(s) | Expr::InSubquery { select: s, .. } => {
                 names(s, &mut tables)
             }
+            Expr::Quantified(q) => names(&q.select, &mut tables),
             _ => {}
         });
     }

@@ -100,29 +100,50 @@ pub fn run_subqueries(sess: &mut Session, e: &Expr) -> Result<Expr> {
             select,
             negated,
         } => {
-            let Some(rows) = uncorrelated(run(sess, select))? else {
+            let width = crate::eval::row_width(expr);
+            let Some(rows) = operand_subquery(sess, select, width)? else {
                 return Ok(None);
             };
-            if rows.columns.len() != 1 {
-                return Err(KilnError::new(ErrorKind::ER_OPERAND_COLUMNS, &[&1]));
-            }
             let expr = Box::new(run_subqueries(sess, expr)?);
             if rows.rows.is_empty() {
                 // x IN (empty) is false (even for NULL x); NOT IN is true.
                 return Ok(Some(bind::literal(Value::Int(i64::from(*negated)))));
             }
+            let item = |mut r: Vec<Value>| match width {
+                1 => bind::literal(r.remove(0)),
+                _ => Expr::Row(r.into_iter().map(bind::literal).collect()),
+            };
             Ok(Some(Expr::InList {
                 expr,
-                list: rows
-                    .rows
-                    .into_iter()
-                    .map(|mut r| bind::literal(r.remove(0)))
-                    .collect(),
+                list: rows.rows.into_iter().map(item).collect(),
                 negated: *negated,
             }))
         }
+        Expr::Quantified(q) if q.rows.is_none() => {
+            let width = crate::eval::row_width(&q.expr);
+            let Some(rows) = operand_subquery(sess, &q.select, width)? else {
+                return Ok(None);
+            };
+            Ok(Some(Expr::Quantified(Box::new(Quantified {
+                expr: run_subqueries(sess, &q.expr)?,
+                rows: Some(rows.rows),
+                ..(**q).clone()
+            }))))
+        }
         _ => Ok(None),
     })
+}
+
+/// An uncorrelated IN / ANY / ALL subquery's rows (None: it is correlated), 1241 if
+/// it has not `width` columns.
+fn operand_subquery(sess: &mut Session, select: &Select, width: usize) -> Result<Option<Rows>> {
+    let Some(rows) = uncorrelated(run(sess, select))? else {
+        return Ok(None);
+    };
+    if rows.columns.len() != width {
+        return Err(KilnError::new(ErrorKind::ER_OPERAND_COLUMNS, &[&width]));
+    }
+    Ok(Some(rows))
 }
 
 /// The result of running a subquery alone: None if it names columns it does not have
@@ -273,7 +294,7 @@ fn has_subquery(e: &Expr) -> bool {
     bind::visit(e, &mut |x| {
         if matches!(
             x,
-            Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. }
+            Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. } | Expr::Quantified(_)
         ) {
             found = true;
         }
@@ -294,7 +315,9 @@ fn needed_columns(select: Option<&Select>, h: &TableHandle) -> Option<Vec<bool>>
                 Some(i) => needed[i] = true,
                 None => all = true,
             },
-            Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. } => all = true,
+            Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. } | Expr::Quantified(_) => {
+                all = true
+            }
             _ => {}
         })
     };
