@@ -20,6 +20,7 @@ pub mod infoschema;
 pub mod join_using;
 pub mod select;
 pub mod show;
+pub mod union_types;
 
 use kiln_common::Result;
 

@@ -16,6 +16,7 @@ use super::bind::{self, Scope, ScopeColumn, bind, conjuncts, contains_aggregate,
 use super::coltype::{column_info, numeric_temporals};
 use super::group::{Distinct, check_full_group_by, distinct, group};
 use super::join_using;
+use super::union_types;
 use crate::ast::*;
 use crate::dict::TableHandle;
 use crate::eval::{compare, eval};
@@ -610,26 +611,15 @@ pub fn run(sess: &mut Session, s: &Select) -> Result<Rows> {
         if more.columns.len() != out.columns.len() {
             return Err(ErrorKind::ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT.into());
         }
-        // A column whose SELECTs disagree on its type is text (MySQL merges the types;
-        // the values of each part must fit the declared type).
         for (c, m) in out.columns.iter_mut().zip(&more.columns) {
-            if c.kind != m.kind && m.kind != crate::result::ColumnKind::Null {
-                if c.kind == crate::result::ColumnKind::Null {
-                    c.kind = m.kind;
-                    c.binary = m.binary;
-                } else {
-                    c.kind = crate::result::ColumnKind::VarString;
-                    c.binary = c.binary && m.binary;
-                    c.decimals = 31;
-                    c.unsigned = false;
-                }
-            }
-            c.length_chars = c.length_chars.max(m.length_chars);
-            c.not_null &= m.not_null;
+            union_types::merge(c, m);
         }
         out.rows.extend(more.rows);
         dedupe |= !all;
         next = sel.union.as_ref();
+    }
+    if s.union.is_some() {
+        union_types::convert(&out.columns, &mut out.rows);
     }
     if dedupe {
         distinct(&mut out.rows);
