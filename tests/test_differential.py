@@ -610,7 +610,10 @@ store("year_values", "YEAR", "(69), (70), (2155), (2156), ('0')")
 store("enum_invalid", "ENUM('a','b')", "('b'), ('x'), (2)", select="v, v + 0")
 store("set_invalid", "SET('a','b','c')", "('c,a'), ('a,x'), (5)", select="v, v + 0")
 store("not_null_multi_row", "INT NOT NULL", "(1), (NULL)")
-store("not_null_single_row", "INT NOT NULL", "(NULL)")
+# MariaDB 10.11 lists a second condition after the 1048, Error 1105 'Unknown error'
+# (its non-strict NOT NULL check fails the row after pushing the real error); MySQL
+# 8.0's SHOW WARNINGS holds only the statement's error.
+store("not_null_single_row", "INT NOT NULL", "(NULL)", mysql_warnings={0: [("Error", 1048)]})
 store("strict_int_garbage", "INT", "('12abc')", mode=MYSQL80_SQL_MODE)
 store("strict_date_invalid", "DATE", "('2020-02-30')", mode=MYSQL80_SQL_MODE)
 store("strict_decimal_round", "DECIMAL(4,1)", "(1.25), ('2.35')", mode=MYSQL80_SQL_MODE)

@@ -137,7 +137,8 @@ pub(crate) fn convert_row(
         )?;
     }
     for w in warnings {
-        sess.warn(Level::Warning, w.code, w.message);
+        let level = if w.note { Level::Note } else { Level::Warning };
+        sess.warn(level, w.code, w.message);
     }
     Ok(())
 }
