@@ -27,5 +27,6 @@ pub mod show;
 pub mod status;
 pub mod sysvar;
 pub mod temporal_store;
+pub mod timestamp_zone;
 pub mod types;
 pub mod value;

@@ -4,8 +4,8 @@
 //! warning and the zero value, as MySQL 8.0; a DATE given a time of day keeps the date
 //! with Note 1265 in any mode.
 //!
-//! TIMESTAMP is kept as its datetime in the session time zone (conversion to UTC for
-//! storage comes with time_zone support in the executor); its range is checked.
+//! TIMESTAMP text stays in the session time zone here (the row codec converts it to
+//! UTC, timestamp_zone.rs); its range is checked in UTC.
 
 use kiln_common::{ErrorKind, Result};
 use kiln_types::temporal::{
@@ -43,10 +43,12 @@ fn time_of(v: &Value) -> Option<Parsed<Time>> {
     }
 }
 
-/// 1970-01-01 00:00:01 .. 2038-01-19 03:14:07 (TIMESTAMP's range, as datetimes).
+/// 1970-01-01 00:00:01 .. 2038-01-19 03:14:07 UTC (TIMESTAMP's range; `dt` is in the
+/// statement's zone).
 fn timestamp_in_range(dt: &DateTime) -> bool {
-    let text = dt.format_datetime(0);
-    text.as_str() >= "1970-01-01 00:00:01" && text.as_str() <= "2038-01-19 03:14:07"
+    let local = dt.format_datetime(0);
+    let text = crate::timestamp_zone::to_utc(&local);
+    &*text >= "1970-01-01 00:00:01" && &*text <= "2038-01-19 03:14:07"
         || text == "0000-00-00 00:00:00"
 }
 
