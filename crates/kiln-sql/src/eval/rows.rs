@@ -1,5 +1,6 @@
 //! Row constructors and quantified comparisons, with MySQL's NULL rules:
 //!
+//! * a row subquery `(SELECT x, y ...)` is a row constructor of its one row;
 //! * `(a, b) = (x, y)` is true when every pair is equal, false when some pair differs,
 //!   else NULL; `<>` is its negation; `<=>` compares pairs with `<=>`;
 //! * `(a, b) < (x, y)` is lexicographic: the first pair that is not equal decides, a
@@ -63,6 +64,20 @@ fn operand(e: &Expr, env: &mut dyn Env) -> Result<Operand> {
                 .map(|x| operand(x, env))
                 .collect::<Result<_>>()?,
         )),
+        // A correlated row subquery: its one row (NULLs when it has none).
+        Expr::Subquery(sel) => {
+            let rows = env.subquery(sel)?;
+            if rows.rows.len() > 1 {
+                return Err(ErrorKind::ER_SUBQUERY_NO_1_ROW.into());
+            }
+            let width = rows.columns.len();
+            let row = rows
+                .rows
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| vec![Value::Null; width]);
+            Ok(Operand::of_row(&row))
+        }
         _ => Ok(Operand::One(eval(e, env)?)),
     }
 }

@@ -75,18 +75,21 @@ pub fn run_subqueries(sess: &mut Session, e: &Expr) -> Result<Expr> {
             let Some(rows) = uncorrelated(run(sess, sel))? else {
                 return Ok(None);
             };
-            if rows.columns.len() != 1 {
-                return Err(KilnError::new(ErrorKind::ER_OPERAND_COLUMNS, &[&1]));
-            }
             if rows.rows.len() > 1 {
                 return Err(ErrorKind::ER_SUBQUERY_NO_1_ROW.into());
             }
-            Ok(Some(bind::literal(
-                rows.rows
-                    .into_iter()
-                    .next()
-                    .map_or(Value::Null, |mut r| r.remove(0)),
-            )))
+            // A row subquery becomes a row constructor (an operand of a row
+            // comparison; anywhere else it is 1241, as a row constructor is).
+            let width = rows.columns.len();
+            let mut row = rows
+                .rows
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| vec![Value::Null; width]);
+            Ok(Some(match width {
+                1 => bind::literal(row.remove(0)),
+                _ => Expr::Row(row.into_iter().map(bind::literal).collect()),
+            }))
         }
         Expr::Exists(sel) => {
             let Some(rows) = uncorrelated(run(sess, sel))? else {
