@@ -122,6 +122,11 @@ pub enum Expr {
         select: Box<Select>,
         negated: bool,
     },
+    /// `(a, b, ...)`: a row constructor, an operand of comparisons and IN only
+    /// (eval/rows.rs).
+    Row(Vec<Expr>),
+    /// `expr op ANY | SOME | ALL (SELECT ...)`.
+    Quantified(Box<Quantified>),
     /// `@v := expr` inside an expression.
     Assign {
         name: String,
@@ -147,6 +152,19 @@ pub enum Expr {
         members: std::sync::Arc<[String]>,
         set: bool,
     },
+}
+
+/// `expr op ANY | SOME | ALL (SELECT ...)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quantified {
+    pub expr: Expr,
+    pub op: BinaryOp,
+    /// ALL (else ANY / SOME).
+    pub all: bool,
+    pub select: Select,
+    /// The subquery's rows once an uncorrelated one has run (exec/select.rs
+    /// `run_subqueries`); None: it runs per row.
+    pub rows: Option<Vec<Vec<Value>>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,6 +208,8 @@ pub enum FromItem {
         on: Option<Expr>,
         /// `USING (a, b)`
         using: Vec<String>,
+        /// `NATURAL [LEFT | RIGHT] JOIN`: USING every column name both sides have.
+        natural: bool,
     },
 }
 

@@ -503,6 +503,7 @@ mod tests {
                 members: None,
                 set: false,
             }),
+            merged: false,
         };
         Scope {
             columns: vec![

@@ -125,6 +125,7 @@ fn kind_of(e: &Expr, sk: SlotKinds<'_>) -> Option<ColumnKind> {
         | Expr::Between { .. }
         | Expr::InList { .. }
         | Expr::InSubquery { .. }
+        | Expr::Quantified(_)
         | Expr::Exists(_)
         | Expr::Like { .. } => ColumnKind::LongLong,
         Expr::Cast { to, .. } => match to {

@@ -28,6 +28,7 @@ pub mod show;
 pub mod status;
 pub mod sysvar;
 pub mod temporal_store;
+pub mod timestamp_zone;
 pub mod types;
 pub mod userlock;
 pub mod value;

@@ -275,6 +275,7 @@ impl Checker<'_, '_> {
             Expr::Subquery(s) | Expr::Exists(s) | Expr::InSubquery { select: s, .. } => {
                 subs.push((**s).clone())
             }
+            Expr::Quantified(q) => subs.push(q.select.clone()),
             _ => {}
         });
         for s in &subs {

@@ -69,6 +69,8 @@ pub enum Stored {
     Decimal,
     /// Character data (valid UTF-8 as written).
     Text,
+    /// TIMESTAMP text: UTC in the row, the statement's zone outside (timestamp_zone.rs).
+    Timestamp,
     Bytes,
 }
 
@@ -83,6 +85,7 @@ pub fn stored(ty: &SqlType) -> Stored {
         SqlType::Binary(_) | SqlType::VarBinary(_) | SqlType::Blob(_) | SqlType::Bit(_) => {
             Stored::Bytes
         }
+        SqlType::Timestamp(_) => Stored::Timestamp,
         _ => Stored::Text,
     }
 }
@@ -110,6 +113,12 @@ pub fn encode_row(columns: &[Stored], values: &[Value], out: &mut Vec<u8>) {
             }
             Stored::Double => {
                 out.extend_from_slice(&v.to_f64().unwrap_or(0.0).to_bits().to_le_bytes())
+            }
+            Stored::Timestamp => {
+                let local = v.to_string_lossy().unwrap_or_default();
+                let t = crate::timestamp_zone::to_utc(&local);
+                put_varint(out, t.len() as u64);
+                out.extend_from_slice(t.as_bytes());
             }
             Stored::Decimal | Stored::Text | Stored::Bytes => {
                 let t = value_bytes(v);
@@ -172,6 +181,9 @@ pub fn decode_row_masked(
             Cell::Double(d) => Value::Double(d),
             Cell::Bytes(bytes) => match columns[col] {
                 Stored::Decimal => Value::Decimal(String::from_utf8_lossy(bytes).into_owned()),
+                Stored::Timestamp => Value::Str(
+                    crate::timestamp_zone::to_local(&String::from_utf8_lossy(bytes)).into_owned(),
+                ),
                 Stored::Text => match std::str::from_utf8(bytes) {
                     Ok(s) => Value::Str(s.to_string()),
                     Err(_) => Value::Bytes(bytes.to_vec()),
@@ -306,7 +318,10 @@ pub fn key_part(
             }
         }
         SqlType::Date | SqlType::DateTime(_) | SqlType::Timestamp(_) => {
-            let text = v.to_string_lossy().unwrap_or_default();
+            let mut text = v.to_string_lossy().unwrap_or_default();
+            if matches!(c.ty, SqlType::Timestamp(_)) {
+                text = crate::timestamp_zone::to_utc(&text).into_owned();
+            }
             let dt =
                 kiln_types::temporal::parse_datetime(&text, kiln_types::temporal::Flags::LENIENT)
                     .map(|p| p.value)

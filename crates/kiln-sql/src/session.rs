@@ -429,7 +429,10 @@ impl Session {
         let com = com_name(&parsed.stmt);
         *self.counters.com.entry(com).or_insert(0) += 1;
         crate::status::record(com);
+        // TIMESTAMP values cross the session time zone in the row codec.
+        let zone = crate::timestamp_zone::enter_session(self);
         let r = self.dispatch(&parsed.stmt);
+        drop(zone);
         let r = self.end_statement(r);
         self.params.clear();
         match &r {

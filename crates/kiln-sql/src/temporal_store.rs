@@ -1,10 +1,11 @@
 //! Storing values into DATE, DATETIME, TIMESTAMP, TIME and YEAR columns: parsing with
 //! kiln-types' temporal rules, rounding to the column's fractional precision, and the
 //! canonical text the row keeps. An invalid value is error 1292 in strict mode, else a
-//! warning and the zero value, as MySQL 8.0.
+//! warning and the zero value, as MySQL 8.0; a DATE given a time of day keeps the date
+//! with Note 1265 in any mode.
 //!
-//! TIMESTAMP is kept as its datetime in the session time zone (conversion to UTC for
-//! storage comes with time_zone support in the executor); its range is checked.
+//! TIMESTAMP text stays in the session time zone here (the row codec converts it to
+//! UTC, timestamp_zone.rs); its range is checked in UTC.
 
 use kiln_common::{ErrorKind, Result};
 use kiln_types::temporal::{
@@ -12,7 +13,7 @@ use kiln_types::temporal::{
     parse_time, time_from_f64, time_from_int,
 };
 
-use crate::types::{SqlType, StoreMode};
+use crate::types::{SqlType, StoreMode, StoreWarning, truncation_note};
 use crate::value::Value;
 
 /// Reports a value that does not fit: an error in strict mode, else a warning.
@@ -42,10 +43,12 @@ fn time_of(v: &Value) -> Option<Parsed<Time>> {
     }
 }
 
-/// 1970-01-01 00:00:01 .. 2038-01-19 03:14:07 (TIMESTAMP's range, as datetimes).
+/// 1970-01-01 00:00:01 .. 2038-01-19 03:14:07 UTC (TIMESTAMP's range; `dt` is in the
+/// statement's zone).
 fn timestamp_in_range(dt: &DateTime) -> bool {
-    let text = dt.format_datetime(0);
-    text.as_str() >= "1970-01-01 00:00:01" && text.as_str() <= "2038-01-19 03:14:07"
+    let local = dt.format_datetime(0);
+    let text = crate::timestamp_zone::to_utc(&local);
+    &*text >= "1970-01-01 00:00:01" && &*text <= "2038-01-19 03:14:07"
         || text == "0000-00-00 00:00:00"
 }
 
@@ -55,6 +58,7 @@ pub fn store(
     v: &Value,
     mode: StoreMode,
     problem: &mut Problem<'_>,
+    notes: &mut Vec<StoreWarning>,
 ) -> Result<Value> {
     let flags = if mode.strict {
         Flags::MYSQL8_DEFAULT
@@ -100,6 +104,11 @@ pub fn store(
                 Some(dt) => {
                     if parsed.is_some_and(|p| p.truncated) {
                         problem(ErrorKind::ER_WARN_DATA_TRUNCATED, &[&column, &mode.row])?;
+                    } else if *ty == SqlType::Date
+                        && (dt.hour, dt.minute, dt.second, dt.micros) != (0, 0, 0, 0)
+                    {
+                        // A DATE given a time of day keeps the date: a note.
+                        notes.push(truncation_note(column, mode.row));
                     }
                     Ok(Value::Str(match ty {
                         SqlType::Date => dt.date.to_string(),

@@ -362,6 +362,9 @@ pub struct StoreMode {
 /// A condition raised while storing a value (the caller records warnings).
 #[derive(Debug, Clone)]
 pub struct StoreWarning {
+    /// A Note (the value was adjusted as MySQL always does: DECIMAL digits rounded
+    /// away, a DATE given a time of day), else a Warning.
+    pub note: bool,
     pub code: u16,
     pub message: String,
 }
@@ -385,11 +388,40 @@ pub fn store(
             return Err(e);
         }
         warnings.push(StoreWarning {
+            note: false,
             code: e.code,
             message: e.message,
         });
         Ok(())
     };
+    // Notes never fail the statement, strict or not (MySQL's Note 1265).
+    let mut notes: Vec<StoreWarning> = Vec::new();
+    let out = store_adjusted(ty, column, v, mode, &mut problem, &mut notes);
+    warnings.extend(notes);
+    out
+}
+
+/// Note 1265 ("Data truncated for column ... at row ...") for a value adjusted the way
+/// MySQL notes rather than warns about.
+pub(crate) fn truncation_note(column: &str, row: u64) -> StoreWarning {
+    let e = KilnError::new(ErrorKind::ER_WARN_DATA_TRUNCATED, &[&column, &row]);
+    StoreWarning {
+        note: true,
+        code: e.code,
+        message: e.message,
+    }
+}
+
+/// `store` once strict-mode problems have a reporter: `problem` gives the errors or
+/// warnings, `notes` collects the notes.
+fn store_adjusted(
+    ty: &SqlType,
+    column: &str,
+    v: &Value,
+    mode: StoreMode,
+    problem: &mut crate::temporal_store::Problem<'_>,
+    notes: &mut Vec<StoreWarning>,
+) -> Result<Value> {
     match ty {
         SqlType::Int { kind, unsigned, .. } => {
             let (lo, hi) = kind.range(*unsigned);
@@ -456,6 +488,10 @@ pub fn store(
                 crate::numeric::fit_decimal(v, *precision, *scale, *unsigned);
             if out_of_range {
                 problem(ErrorKind::ER_WARN_DATA_OUT_OF_RANGE, &[&column, &mode.row])?;
+            } else if crate::numeric::to_decimal(v)
+                != crate::numeric::to_decimal(&Value::Decimal(text.clone()))
+            {
+                notes.push(truncation_note(column, mode.row));
             }
             Ok(Value::Decimal(text))
         }
@@ -617,7 +653,7 @@ pub fn store(
         | SqlType::DateTime(_)
         | SqlType::Timestamp(_)
         | SqlType::Time(_)
-        | SqlType::Year => crate::temporal_store::store(ty, column, v, mode, &mut problem),
+        | SqlType::Year => crate::temporal_store::store(ty, column, v, mode, problem, notes),
         SqlType::Json => {
             let s = v.to_string_lossy().unwrap_or_default();
             if let Err(pos) = crate::json::validate(s.as_bytes()) {

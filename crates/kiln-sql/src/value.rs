@@ -136,8 +136,13 @@ pub fn leading_f64(b: &[u8]) -> f64 {
     }
 }
 
-/// Formats a DOUBLE as MySQL does: shortest round-trip digits, scientific notation
-/// for very large or small magnitudes ("1e20", "1.5e-7"), no trailing ".0".
+/// Largest decimal-point position MySQL's my_gcvt still prints in fixed notation
+/// (its MAX_DECPT_FOR_F_FORMAT, DBL_DIG).
+const FIXED_DECPT_MAX: i32 = 15;
+
+/// Formats a DOUBLE as MySQL does (my_gcvt): shortest round-trip digits, no trailing
+/// ".0"; fixed notation when 1e-15 <= |d| and the integer part has at most 15 digits
+/// (or digits after the point), else scientific ("1e20", "1.5e-16").
 pub fn format_double(d: f64) -> String {
     if d.is_nan() || d.is_infinite() {
         return "NULL".into();
@@ -145,13 +150,16 @@ pub fn format_double(d: f64) -> String {
     if d == 0.0 {
         return "0".into();
     }
-    let abs = d.abs();
-    if !(1e-6..1e15).contains(&abs) {
-        let s = format!("{d:e}");
-        return s;
+    let sci = format!("{d:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits = mantissa.trim_start_matches('-').replace('.', "").len() as i32;
+    // d = 0.DIGITS × 10^decpt
+    let decpt = exp.parse::<i32>().unwrap_or(0) + 1;
+    if decpt > -FIXED_DECPT_MAX && (decpt <= FIXED_DECPT_MAX || digits > decpt) {
+        format!("{d}")
+    } else {
+        sci
     }
-    let s = format!("{d}");
-    s
 }
 
 /// A FLOAT (single-precision) column's value as MySQL prints it: rounded to 6
@@ -197,6 +205,11 @@ mod tests {
         assert_eq!(format_double(0.5), "0.5");
         assert_eq!(format_double(3.0), "3");
         assert_eq!(format_double(1e20), "1e20");
-        assert_eq!(format_double(-2.5e-7), "-2.5e-7");
+        assert_eq!(format_double(-2.5e-7), "-0.00000025");
+        assert_eq!(format_double(1.5e-15), "0.0000000000000015");
+        assert_eq!(format_double(1.5e-16), "1.5e-16");
+        assert_eq!(format_double(1e15), "1e15");
+        assert_eq!(format_double(999999999999999.0), "999999999999999");
+        assert_eq!(format_double(1.2345e16), "1.2345e16");
     }
 }

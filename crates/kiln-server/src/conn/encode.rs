@@ -199,7 +199,12 @@ pub fn write_rows(
                     Value::UInt(u) => {
                         use std::fmt::Write;
                         scratch.clear();
-                        let _ = write!(scratch, "{u}");
+                        // YEAR prints four digits: the zero year is 0000.
+                        let _ = if *t == ColumnType::Year {
+                            write!(scratch, "{u:04}")
+                        } else {
+                            write!(scratch, "{u}")
+                        };
                         put_text_row(&mut io.wbuf, [Some(scratch.as_bytes())]);
                     }
                     other => {

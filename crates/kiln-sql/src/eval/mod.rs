@@ -10,6 +10,9 @@ use crate::collate::Coll;
 use crate::value::{Value, format_double};
 
 mod arith;
+mod rows;
+
+pub use rows::width as row_width;
 
 /// Severity of a diagnostic in SHOW WARNINGS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,6 +117,13 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
                 .map_or(Value::Null, |mut r| r.remove(0)))
         }
         Expr::Exists(sel) => Ok(bool_value(!env.subquery(sel)?.rows.is_empty())),
+        Expr::Row(_) => Err(KilnError::new(ErrorKind::ER_OPERAND_COLUMNS, &[&1])),
+        Expr::Quantified(q) => rows::quantified(q, env),
+        Expr::InSubquery {
+            expr,
+            select,
+            negated,
+        } if matches!(**expr, Expr::Row(_)) => rows::in_subquery(expr, select, *negated, env),
         Expr::InSubquery {
             expr,
             select,
@@ -187,6 +197,13 @@ fn eval_in(e: &Expr, coll: Option<Coll>, env: &mut dyn Env) -> Result<Value> {
                 None => Value::Null,
                 Some(r) => bool_value(r != *negated),
             })
+        }
+        Expr::InList {
+            expr,
+            list,
+            negated,
+        } if matches!(**expr, Expr::Row(_)) || list.iter().any(|x| matches!(x, Expr::Row(_))) => {
+            rows::in_list(expr, list, *negated, env)
         }
         Expr::InList {
             expr,
@@ -442,6 +459,11 @@ fn binary(
     env: &mut dyn Env,
 ) -> Result<Value> {
     use BinaryOp::*;
+    if matches!(op, Eq | NullSafeEq | Ne | Lt | Le | Gt | Ge)
+        && (matches!(left, Expr::Row(_)) || matches!(right, Expr::Row(_)))
+    {
+        return rows::compare_rows(op, left, right, env);
+    }
     if let Some(v) = arith::division_chain(op, left, right, env)? {
         return Ok(v);
     }
@@ -538,6 +560,19 @@ fn binary(
         Add | Sub | Mul | Div | IntDiv | Mod => arith::numeric(op, &a, &b, env, &text)?,
         And | Or | NullSafeEq => unreachable!("handled above"),
     })
+}
+
+/// Whether comparison `op` (=, <>, <, <=, >, >=) holds for an ordering.
+fn ordering_holds(op: BinaryOp, o: std::cmp::Ordering) -> bool {
+    use BinaryOp::*;
+    match op {
+        Eq => o.is_eq(),
+        Ne => o.is_ne(),
+        Lt => o.is_lt(),
+        Le => o.is_le(),
+        Gt => o.is_gt(),
+        _ => o.is_ge(),
+    }
 }
 
 fn to_u64_bits(v: &Value) -> u64 {

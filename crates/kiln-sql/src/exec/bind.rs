@@ -17,6 +17,20 @@ pub struct ScopeColumn {
     pub hidden: bool,
     /// The column's character type, when it has one (collation, ENUM/SET members).
     pub text: Option<crate::coercion::ColumnText>,
+    /// A column of a JOIN ... USING / NATURAL JOIN pair: replaced by the pair's
+    /// coalesced column for unqualified names and `*`, reachable as `table.name`.
+    pub merged: bool,
+}
+
+impl ScopeColumn {
+    /// Whether `*` (qualifier None) or `qualifier.*` lists this column.
+    pub fn in_star(&self, qualifier: Option<&str>) -> bool {
+        match qualifier {
+            _ if self.hidden => false,
+            None => !self.merged,
+            Some(q) => self.table == q,
+        }
+    }
 }
 
 /// The columns of the row being evaluated, in slot order.
@@ -31,7 +45,7 @@ impl Scope {
         let q = qualifier.map(|q| q.rsplit('.').next().unwrap_or(q));
         let mut found = None;
         for (i, c) in self.columns.iter().enumerate() {
-            if !c.name.eq_ignore_ascii_case(name) {
+            if !c.name.eq_ignore_ascii_case(name) || (c.merged && q.is_none()) {
                 continue;
             }
             if let Some(q) = q
@@ -154,6 +168,8 @@ pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         }
         Expr::Func { args, .. } => args.iter().for_each(|x| visit(x, f)),
         Expr::InSubquery { expr, .. } => visit(expr, f),
+        Expr::Quantified(q) => visit(&q.expr, f),
+        Expr::Row(items) => items.iter().for_each(|x| visit(x, f)),
         Expr::Literal(_)
         | Expr::Param(_)
         | Expr::SysVar { .. }
@@ -283,6 +299,11 @@ pub fn rewrite(e: &Expr, f: &mut dyn FnMut(&Expr) -> Result<Option<Expr>>) -> Re
             select: select.clone(),
             negated: *negated,
         },
+        Expr::Quantified(q) => Expr::Quantified(Box::new(Quantified {
+            expr: rewrite(&q.expr, f)?,
+            ..(**q).clone()
+        })),
+        Expr::Row(items) => Expr::Row(items.iter().map(|x| rewrite(x, f)).collect::<Result<_>>()?),
         other => other.clone(),
     })
 }
@@ -313,7 +334,7 @@ pub fn is_constant(e: &Expr) -> bool {
         Expr::Column { .. } | Expr::Slot(_) | Expr::Subquery(_) | Expr::Exists(_) => {
             constant = false
         }
-        Expr::InSubquery { .. } | Expr::Assign { .. } => constant = false,
+        Expr::InSubquery { .. } | Expr::Quantified(_) | Expr::Assign { .. } => constant = false,
         Expr::Func { name, .. }
             if is_aggregate(name)
                 || matches!(

@@ -182,5 +182,13 @@ pub(super) fn column_info(
     if rows.is_empty() {
         return crate::infer::column_for_slots(name, e, &slot_kind);
     }
-    crate::infer::column_for_values(name, e, rows.iter().map(|r| &r[i]), &slot_kind)
+    let mut info = crate::infer::column_for_values(name, e, rows.iter().map(|r| &r[i]), &slot_kind);
+    // MIN / MAX of a FLOAT column stay FLOAT (printed with FLOAT's 6 digits).
+    if let Expr::Slot(slot) = e
+        && info.kind == crate::result::ColumnKind::Double
+        && slot_kind(*slot) == Some(crate::result::ColumnKind::Float)
+    {
+        info.kind = crate::result::ColumnKind::Float;
+    }
+    info
 }

@@ -5,6 +5,7 @@ use kiln_common::Result;
 
 use super::bind::{Scope, ScopeColumn, bind};
 use super::coltype::column_info;
+use super::join_using;
 use super::select::{
     SourceTable, info_schema_relation, is_info_schema, resolve_table, table_scope,
 };
@@ -15,56 +16,101 @@ use crate::session::Session;
 /// Result columns of a SELECT with tables, without running it (COM_STMT_PREPARE).
 /// Checks that the tables exist.
 pub fn describe(sess: &mut Session, s: &Select) -> Result<Vec<ColumnInfo>> {
-    let mut tables = Vec::new();
-    let mut scope = Scope::default();
-    fn collect(
-        sess: &mut Session,
-        item: &FromItem,
-        tables: &mut Vec<SourceTable>,
-        scope: &mut Scope,
-    ) -> Result<()> {
+    /// One FROM item's scope and tables (offsets relative to the item).
+    fn collect(sess: &mut Session, item: &FromItem) -> Result<(Scope, Vec<SourceTable>)> {
         match item {
             FromItem::Table { name, alias } if is_info_schema(sess, name) => {
                 let r = info_schema_relation(sess, name, alias)?;
-                scope.columns.extend(r.scope.columns);
+                Ok((r.scope, Vec::new()))
             }
             FromItem::Table { name, alias } => {
                 let h = resolve_table(sess, name)?;
                 let alias = alias.clone().unwrap_or_else(|| h.def.name.clone());
-                let offset = scope.columns.len();
-                scope.columns.extend(table_scope(&h, &alias));
-                tables.push(SourceTable {
+                let scope = Scope {
+                    columns: table_scope(&h, &alias),
+                };
+                let t = SourceTable {
                     handle: h,
                     alias,
-                    offset,
-                });
+                    offset: 0,
+                };
+                Ok((scope, vec![t]))
             }
             FromItem::Derived { select, alias } => {
-                for c in describe(sess, select)? {
-                    scope.columns.push(ScopeColumn {
+                let columns = describe(sess, select)?
+                    .into_iter()
+                    .map(|c| ScopeColumn {
                         table: alias.clone(),
                         name: c.name,
                         hidden: false,
                         text: None,
-                    });
-                }
+                        merged: false,
+                    })
+                    .collect();
+                Ok((Scope { columns }, Vec::new()))
             }
-            FromItem::Join { left, right, .. } => {
-                collect(sess, left, tables, scope)?;
-                collect(sess, right, tables, scope)?;
+            FromItem::Join {
+                left,
+                right,
+                kind,
+                using,
+                natural,
+                ..
+            } => {
+                let l = collect(sess, left)?;
+                let r = collect(sess, right)?;
+                // As the executor's join: a RIGHT JOIN's preserved side comes first
+                // only when USING / NATURAL merges columns.
+                let (first, second) = if *kind == JoinKind::Right {
+                    (r, l)
+                } else {
+                    (l, r)
+                };
+                let pairs = join_using::shared_columns(&first.0, &second.0, using, *natural)?;
+                let flip = *kind == JoinKind::Right && !natural && using.is_empty();
+                let (a, b) = if flip {
+                    (second, first)
+                } else {
+                    (first, second)
+                };
+                let shift = pairs.len();
+                let mut tables: Vec<SourceTable> = a.1;
+                let aw = a.0.columns.len();
+                tables.extend(b.1.into_iter().map(|mut t| {
+                    t.offset += aw;
+                    t
+                }));
+                for t in &mut tables {
+                    t.offset += shift;
+                }
+                let scope = if pairs.is_empty() {
+                    Scope {
+                        columns: [a.0.columns, b.0.columns].concat(),
+                    }
+                } else {
+                    join_using::merged_scope(&a.0, &b.0, &pairs)
+                };
+                Ok((scope, tables))
             }
         }
-        Ok(())
     }
+    let mut tables = Vec::new();
+    let mut scope = Scope::default();
     for f in &s.from {
-        collect(sess, f, &mut tables, &mut scope)?;
+        let (sc, ts) = collect(sess, f)?;
+        let offset = scope.columns.len();
+        tables.extend(ts.into_iter().map(|mut t| {
+            t.offset += offset;
+            t
+        }));
+        scope.columns.extend(sc.columns);
     }
     let mut out = Vec::new();
     for item in &s.items {
         match &item.expr {
             Expr::Column { qualifier, name } if name == "*" => {
                 for (i, c) in scope.columns.iter().enumerate() {
-                    if c.hidden || qualifier.as_ref().is_some_and(|q| *q != c.table) {
+                    if !c.in_star(qualifier.as_deref()) {
                         continue;
                     }
                     out.push(column_info(

@@ -51,39 +51,7 @@ pub fn substitute(
     inner_names(sess, &sel.from, &mut inner);
     let mut out = sel.clone();
     let fix = |sess: &mut Session, e: &Expr, inner: &[(String, Vec<String>)]| -> Result<Expr> {
-        rewrite(e, &mut |x| match x {
-            Expr::Column { qualifier, name } if name != "*" => {
-                let is_inner = match qualifier {
-                    Some(q) => inner.iter().any(|(a, _)| a == q),
-                    None => inner
-                        .iter()
-                        .any(|(_, cols)| cols.iter().any(|c| c.eq_ignore_ascii_case(name))),
-                };
-                if is_inner {
-                    return Ok(None);
-                }
-                match outer.resolve(qualifier.as_deref(), name, "where clause") {
-                    Ok(slot) => Ok(Some(Expr::Literal(row[slot].clone()))),
-                    Err(_) => Ok(None),
-                }
-            }
-            Expr::Subquery(s) => Ok(Some(Expr::Subquery(Box::new(nested(
-                sess, s, outer, row, inner,
-            )?)))),
-            Expr::Exists(s) => Ok(Some(Expr::Exists(Box::new(nested(
-                sess, s, outer, row, inner,
-            )?)))),
-            Expr::InSubquery {
-                expr,
-                select,
-                negated,
-            } => Ok(Some(Expr::InSubquery {
-                expr: expr.clone(),
-                select: Box::new(nested(sess, select, outer, row, inner)?),
-                negated: *negated,
-            })),
-            _ => Ok(None),
-        })
+        fix_expr(sess, e, outer, row, inner)
     };
     for item in &mut out.items {
         item.expr = fix(sess, &item.expr, &inner)?;
@@ -125,6 +93,55 @@ pub fn substitute(
         out.union = Some((*all, Box::new(substitute(sess, next, outer, row)?)));
     }
     Ok(out)
+}
+
+/// One expression of a subquery with the outer row's columns replaced by its values
+/// (`inner`: the subquery's own tables, whose names shadow the outer row's).
+fn fix_expr(
+    sess: &mut Session,
+    e: &Expr,
+    outer: &Scope,
+    row: &[Value],
+    inner: &[(String, Vec<String>)],
+) -> Result<Expr> {
+    rewrite(e, &mut |x| match x {
+        Expr::Column { qualifier, name } if name != "*" => {
+            let is_inner = match qualifier {
+                Some(q) => inner.iter().any(|(a, _)| a == q),
+                None => inner
+                    .iter()
+                    .any(|(_, cols)| cols.iter().any(|c| c.eq_ignore_ascii_case(name))),
+            };
+            if is_inner {
+                return Ok(None);
+            }
+            match outer.resolve(qualifier.as_deref(), name, "where clause") {
+                Ok(slot) => Ok(Some(Expr::Literal(row[slot].clone()))),
+                Err(_) => Ok(None),
+            }
+        }
+        Expr::Subquery(s) => Ok(Some(Expr::Subquery(Box::new(nested(
+            sess, s, outer, row, inner,
+        )?)))),
+        Expr::Exists(s) => Ok(Some(Expr::Exists(Box::new(nested(
+            sess, s, outer, row, inner,
+        )?)))),
+        Expr::InSubquery {
+            expr,
+            select,
+            negated,
+        } => Ok(Some(Expr::InSubquery {
+            expr: Box::new(fix_expr(sess, expr, outer, row, inner)?),
+            select: Box::new(nested(sess, select, outer, row, inner)?),
+            negated: *negated,
+        })),
+        Expr::Quantified(q) => Ok(Some(Expr::Quantified(Box::new(Quantified {
+            expr: fix_expr(sess, &q.expr, outer, row, inner)?,
+            select: nested(sess, &q.select, outer, row, inner)?,
+            ..(**q).clone()
+        })))),
+        _ => Ok(None),
+    })
 }
 
 /// A subquery nested in a correlated one: its own tables count as inner too.

@@ -137,7 +137,8 @@ pub(crate) fn convert_row(
         )?;
     }
     for w in warnings {
-        sess.warn(Level::Warning, w.code, w.message);
+        let level = if w.note { Level::Note } else { Level::Warning };
+        sess.warn(level, w.code, w.message);
     }
     Ok(())
 }
@@ -695,6 +696,7 @@ pub(crate) fn check_target_not_in_subqueries(
             Expr::Subquery(s) | Expr::Exists(s) | Expr::InSubquery { select: s, .. } => {
                 names(s, &mut tables)
             }
+            Expr::Quantified(q) => names(&q.select, &mut tables),
             _ => {}
         });
     }

@@ -116,6 +116,7 @@ fn relation(sess: &mut Session, item: &FromItem, targets: &[String]) -> Result<R
                 name: PK_SLOT.into(),
                 hidden: true,
                 text: None,
+                merged: false,
             });
             Ok(Relation {
                 scope: Scope { columns },
@@ -134,10 +135,11 @@ fn relation(sess: &mut Session, item: &FromItem, targets: &[String]) -> Result<R
             kind,
             on,
             using,
+            natural,
         } => {
             let l = relation(sess, left, targets)?;
             let r = relation(sess, right, targets)?;
-            join(sess, l, r, *kind, on.as_ref(), using)
+            join(sess, l, r, *kind, on.as_ref(), using, *natural)
         }
         FromItem::Derived { .. } => relation_of(sess, item, Lock::None),
     }
@@ -159,7 +161,7 @@ fn joined_rows(
         let next = relation(sess, item, targets)?;
         rel = Some(match rel {
             None => next,
-            Some(left) => join(sess, left, next, JoinKind::Cross, None, &[])?,
+            Some(left) => join(sess, left, next, JoinKind::Cross, None, &[], false)?,
         });
     }
     let mut rel = rel.expect("a FROM clause has an item");

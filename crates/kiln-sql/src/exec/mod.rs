@@ -17,8 +17,10 @@ pub mod dml;
 pub mod dml_multi;
 pub mod group;
 pub mod infoschema;
+pub mod join_using;
 pub mod select;
 pub mod show;
+pub mod union_types;
 
 use kiln_common::Result;
 

@@ -15,6 +15,8 @@ use super::access::{self, Lock};
 use super::bind::{self, Scope, ScopeColumn, bind, conjuncts, contains_aggregate, is_aggregate};
 use super::coltype::{column_info, numeric_temporals};
 use super::group::{Distinct, check_full_group_by, distinct, group};
+use super::join_using;
+use super::union_types;
 use crate::ast::*;
 use crate::coercion;
 use crate::collate::Coll;
@@ -75,18 +77,21 @@ pub fn run_subqueries(sess: &mut Session, e: &Expr) -> Result<Expr> {
             let Some(rows) = uncorrelated(run(sess, sel))? else {
                 return Ok(None);
             };
-            if rows.columns.len() != 1 {
-                return Err(KilnError::new(ErrorKind::ER_OPERAND_COLUMNS, &[&1]));
-            }
             if rows.rows.len() > 1 {
                 return Err(ErrorKind::ER_SUBQUERY_NO_1_ROW.into());
             }
-            Ok(Some(bind::literal(
-                rows.rows
-                    .into_iter()
-                    .next()
-                    .map_or(Value::Null, |mut r| r.remove(0)),
-            )))
+            // A row subquery becomes a row constructor (an operand of a row
+            // comparison; anywhere else it is 1241, as a row constructor is).
+            let width = rows.columns.len();
+            let mut row = rows
+                .rows
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| vec![Value::Null; width]);
+            Ok(Some(match width {
+                1 => bind::literal(row.remove(0)),
+                _ => Expr::Row(row.into_iter().map(bind::literal).collect()),
+            }))
         }
         Expr::Exists(sel) => {
             let Some(rows) = uncorrelated(run(sess, sel))? else {
@@ -101,29 +106,50 @@ pub fn run_subqueries(sess: &mut Session, e: &Expr) -> Result<Expr> {
             select,
             negated,
         } => {
-            let Some(rows) = uncorrelated(run(sess, select))? else {
+            let width = crate::eval::row_width(expr);
+            let Some(rows) = operand_subquery(sess, select, width)? else {
                 return Ok(None);
             };
-            if rows.columns.len() != 1 {
-                return Err(KilnError::new(ErrorKind::ER_OPERAND_COLUMNS, &[&1]));
-            }
             let expr = Box::new(run_subqueries(sess, expr)?);
             if rows.rows.is_empty() {
                 // x IN (empty) is false (even for NULL x); NOT IN is true.
                 return Ok(Some(bind::literal(Value::Int(i64::from(*negated)))));
             }
+            let item = |mut r: Vec<Value>| match width {
+                1 => bind::literal(r.remove(0)),
+                _ => Expr::Row(r.into_iter().map(bind::literal).collect()),
+            };
             Ok(Some(Expr::InList {
                 expr,
-                list: rows
-                    .rows
-                    .into_iter()
-                    .map(|mut r| bind::literal(r.remove(0)))
-                    .collect(),
+                list: rows.rows.into_iter().map(item).collect(),
                 negated: *negated,
             }))
         }
+        Expr::Quantified(q) if q.rows.is_none() => {
+            let width = crate::eval::row_width(&q.expr);
+            let Some(rows) = operand_subquery(sess, &q.select, width)? else {
+                return Ok(None);
+            };
+            Ok(Some(Expr::Quantified(Box::new(Quantified {
+                expr: run_subqueries(sess, &q.expr)?,
+                rows: Some(rows.rows),
+                ..(**q).clone()
+            }))))
+        }
         _ => Ok(None),
     })
+}
+
+/// An uncorrelated IN / ANY / ALL subquery's rows (None: it is correlated), 1241 if
+/// it has not `width` columns.
+fn operand_subquery(sess: &mut Session, select: &Select, width: usize) -> Result<Option<Rows>> {
+    let Some(rows) = uncorrelated(run(sess, select))? else {
+        return Ok(None);
+    };
+    if rows.columns.len() != width {
+        return Err(KilnError::new(ErrorKind::ER_OPERAND_COLUMNS, &[&width]));
+    }
+    Ok(Some(rows))
 }
 
 /// The result of running a subquery alone: None if it names columns it does not have
@@ -161,6 +187,7 @@ pub fn table_scope(h: &TableHandle, alias: &str) -> Vec<ScopeColumn> {
             name: c.name.clone(),
             hidden: c.invisible,
             text: text.clone(),
+            merged: false,
         })
         .collect()
 }
@@ -275,7 +302,7 @@ fn has_subquery(e: &Expr) -> bool {
     bind::visit(e, &mut |x| {
         if matches!(
             x,
-            Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. }
+            Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. } | Expr::Quantified(_)
         ) {
             found = true;
         }
@@ -296,7 +323,9 @@ fn needed_columns(select: Option<&Select>, h: &TableHandle) -> Option<Vec<bool>>
                 Some(i) => needed[i] = true,
                 None => all = true,
             },
-            Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. } => all = true,
+            Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. } | Expr::Quantified(_) => {
+                all = true
+            }
             _ => {}
         })
     };
@@ -376,7 +405,7 @@ pub fn from_clause(
         let next = relation_of(sess, item, lock)?;
         rel = Some(match rel {
             None => next,
-            Some(left) => join(sess, left, next, JoinKind::Cross, None, &[])?,
+            Some(left) => join(sess, left, next, JoinKind::Cross, None, &[], false)?,
         });
     }
     Ok((rel.expect("a FROM clause has an item"), false))
@@ -412,6 +441,7 @@ pub(crate) fn info_schema_relation(
                     name: c.to_string(),
                     hidden: false,
                     text: None,
+                    merged: false,
                 })
                 .collect(),
         },
@@ -455,6 +485,7 @@ pub(crate) fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Re
                             name: c.name.clone(),
                             hidden: false,
                             text: coercion::ColumnText::of_result(c),
+                            merged: false,
                         })
                         .collect(),
                 },
@@ -469,16 +500,19 @@ pub(crate) fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Re
             kind,
             on,
             using,
+            natural,
         } => {
             let l = relation_of(sess, left, lock)?;
             let r = relation_of(sess, right, lock)?;
-            join(sess, l, r, *kind, on.as_ref(), using)
+            join(sess, l, r, *kind, on.as_ref(), using, *natural)
         }
     }
 }
 
 /// Nested-loop join of two materialized relations (hash join on equality conditions
-/// comes with the cost-based planner).
+/// comes with the cost-based planner). A RIGHT JOIN runs as a LEFT JOIN with the sides
+/// swapped; its row keeps the written order unless USING / NATURAL merges columns
+/// (join_using.rs: then the preserved side comes first, as in MySQL).
 pub(crate) fn join(
     sess: &mut Session,
     left: Relation,
@@ -486,61 +520,51 @@ pub(crate) fn join(
     kind: JoinKind,
     on: Option<&Expr>,
     using: &[String],
+    natural: bool,
 ) -> Result<Relation> {
-    let (left, right, swapped) = if kind == JoinKind::Right {
+    let (first, second, swapped) = if kind == JoinKind::Right {
         (right, left, true)
     } else {
         (left, right, false)
     };
-    let lw = left.scope.columns.len();
-    let rw = right.scope.columns.len();
-    let mut scope = Scope::default();
-    if swapped {
-        scope.columns.extend(right.scope.columns.iter().cloned());
-        scope.columns.extend(left.scope.columns.iter().cloned());
+    let pairs = join_using::shared_columns(&first.scope, &second.scope, using, natural)?;
+    // The row as built from the two sides: [second, first] keeps a RIGHT JOIN's
+    // written order; with shared columns it is [first, second].
+    let flip = swapped && !natural && using.is_empty();
+    let fw = first.scope.columns.len();
+    let sw = second.scope.columns.len();
+    let (a, b) = if flip {
+        (&second, &first)
     } else {
-        scope.columns.extend(left.scope.columns.iter().cloned());
-        scope.columns.extend(right.scope.columns.iter().cloned());
-    }
-    let mut cond = match on {
-        Some(e) => Some(bind(&run_subqueries(sess, e)?, &scope, "on clause")?),
-        None => None,
+        (&first, &second)
     };
-    for u in using {
-        let l = Scope {
-            columns: scope.columns[..if swapped { rw } else { lw }].to_vec(),
-        }
-        .resolve(None, u, "from clause")?;
-        let r = Scope {
-            columns: scope.columns[if swapped { rw } else { lw }..].to_vec(),
-        }
-        .resolve(None, u, "from clause")?
-            + if swapped { rw } else { lw };
-        let eq = Expr::Binary {
-            op: BinaryOp::Eq,
-            left: Box::new(Expr::Slot(l)),
-            right: Box::new(Expr::Slot(r)),
-        };
-        cond = Some(match cond {
-            None => eq,
-            Some(c) => Expr::Binary {
-                op: BinaryOp::And,
-                left: Box::new(c),
-                right: Box::new(eq),
-            },
-        });
-    }
+    let mut scope = Scope::default();
+    scope.columns.extend(a.scope.columns.iter().cloned());
+    scope.columns.extend(b.scope.columns.iter().cloned());
+    let cond = match on {
+        Some(e) => Some(bind(&run_subqueries(sess, e)?, &scope, "on clause")?),
+        // USING's equalities compare under the columns' collations, as ON would.
+        None => match join_using::condition(&pairs, fw) {
+            Some(c) if crate::coercion::may_annotate(&c, &scope) => {
+                Some(crate::coercion::annotate(&c, &scope)?)
+            }
+            c => c,
+        },
+    };
     let outer = matches!(kind, JoinKind::Left | JoinKind::Right);
     let mut rows = Vec::new();
-    let nulls_r = vec![Value::Null; rw];
-    for l in &left.rows {
+    let nulls = vec![Value::Null; sw];
+    let pair_row = |f: &[Value], s: &[Value]| {
+        if flip {
+            [s, f].concat()
+        } else {
+            [f, s].concat()
+        }
+    };
+    for l in &first.rows {
         let mut matched = false;
-        for r in &right.rows {
-            let row = if swapped {
-                [r.as_slice(), l.as_slice()].concat()
-            } else {
-                [l.as_slice(), r.as_slice()].concat()
-            };
+        for r in &second.rows {
+            let row = pair_row(l, r);
             let keep = match &cond {
                 None => true,
                 Some(c) => {
@@ -564,24 +588,26 @@ pub(crate) fn join(
             }
         }
         if outer && !matched {
-            rows.push(if swapped {
-                [nulls_r.as_slice(), l.as_slice()].concat()
-            } else {
-                [l.as_slice(), nulls_r.as_slice()].concat()
-            });
+            rows.push(pair_row(l, &nulls));
         }
     }
     let mut tables = Vec::new();
-    let (first, second, first_w) = if swapped {
-        (&right, &left, rw)
-    } else {
-        (&left, &right, lw)
-    };
-    tables.extend(first.tables.iter().cloned());
-    tables.extend(second.tables.iter().cloned().map(|mut t| {
-        t.offset += first_w;
+    let aw = a.scope.columns.len();
+    tables.extend(a.tables.iter().cloned());
+    tables.extend(b.tables.iter().cloned().map(|mut t| {
+        t.offset += aw;
         t
     }));
+    if !pairs.is_empty() {
+        scope = join_using::merged_scope(&first.scope, &second.scope, &pairs);
+        rows = rows
+            .into_iter()
+            .map(|r| join_using::merged_row(&pairs, fw, r))
+            .collect();
+        for t in &mut tables {
+            t.offset += pairs.len();
+        }
+    }
     Ok(Relation {
         scope,
         tables,
@@ -600,26 +626,15 @@ pub fn run(sess: &mut Session, s: &Select) -> Result<Rows> {
         if more.columns.len() != out.columns.len() {
             return Err(ErrorKind::ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT.into());
         }
-        // A column whose SELECTs disagree on its type is text (MySQL merges the types;
-        // the values of each part must fit the declared type).
         for (c, m) in out.columns.iter_mut().zip(&more.columns) {
-            if c.kind != m.kind && m.kind != crate::result::ColumnKind::Null {
-                if c.kind == crate::result::ColumnKind::Null {
-                    c.kind = m.kind;
-                    c.binary = m.binary;
-                } else {
-                    c.kind = crate::result::ColumnKind::VarString;
-                    c.binary = c.binary && m.binary;
-                    c.decimals = 31;
-                    c.unsigned = false;
-                }
-            }
-            c.length_chars = c.length_chars.max(m.length_chars);
-            c.not_null &= m.not_null;
+            union_types::merge(c, m);
         }
         out.rows.extend(more.rows);
         dedupe |= !all;
         next = sel.union.as_ref();
+    }
+    if s.union.is_some() {
+        union_types::convert(&out.columns, &mut out.rows);
     }
     // A UNION's columns compare under the first SELECT's column collations.
     let conn = crate::eval::Env::collation_connection(sess);
@@ -744,7 +759,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             Expr::Column { qualifier, name } if name == "*" => {
                 let before = items.len();
                 for (i, c) in scope.columns.iter().enumerate() {
-                    if c.hidden || qualifier.as_ref().is_some_and(|q| *q != c.table) {
+                    if !c.in_star(qualifier.as_deref()) {
                         continue;
                     }
                     items.push((Expr::Slot(i), c.name.clone()));

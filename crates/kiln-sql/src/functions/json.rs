@@ -476,6 +476,7 @@ fn is_bool_expr(e: &Expr) -> bool {
         | Expr::Between { .. }
         | Expr::InList { .. }
         | Expr::InSubquery { .. }
+        | Expr::Quantified(_)
         | Expr::Like { .. }
         | Expr::Exists(_) => true,
         _ => false,

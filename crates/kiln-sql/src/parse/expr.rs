@@ -41,6 +41,22 @@ impl<'a> Parser<'a> {
                         left = self.interval_op(left, op == BinaryOp::Sub)?;
                         continue;
                     }
+                    if prec == 5
+                        && let Some(all) = self.quantifier()
+                    {
+                        self.enter()?;
+                        let select = self.select()?;
+                        self.depth -= 1;
+                        self.expect_op(")")?;
+                        left = Expr::Quantified(Box::new(Quantified {
+                            expr: left,
+                            op,
+                            all,
+                            select,
+                            rows: None,
+                        }));
+                        continue;
+                    }
                     let right = self.binary(prec + 1)?;
                     Expr::Binary {
                         op,
@@ -52,6 +68,26 @@ impl<'a> Parser<'a> {
             };
         }
         Ok(left)
+    }
+
+    /// After a comparison operator: `ANY (` / `SOME (` / `ALL (` before a subquery are
+    /// consumed up to the "(" and give whether it is ALL.
+    fn quantifier(&mut self) -> Option<bool> {
+        let all = if self.is_kw("ALL") {
+            true
+        } else if self.is_kw("ANY") || self.is_kw("SOME") {
+            false
+        } else {
+            return None;
+        };
+        let subquery = matches!(self.peek_at(1), Tok::Op("("))
+            && (self.is_kw_at(2, "SELECT") || matches!(self.peek_at(2), Tok::Op("(")));
+        if !subquery {
+            return None;
+        }
+        self.bump();
+        self.bump();
+        Some(all)
     }
 
     fn infix_op(&self) -> Option<(u8, Infix)> {
@@ -281,11 +317,11 @@ impl<'a> Parser<'a> {
             }
             Tok::Op("(") => {
                 let e = self.expr()?;
-                if self.is_op(",") {
-                    return Err(KilnError::new(
-                        ErrorKind::ER_NOT_SUPPORTED_YET,
-                        &[&"row constructors"],
-                    ));
+                if self.eat_op(",") {
+                    let mut items = vec![e];
+                    items.extend(self.expr_list()?);
+                    self.expect_op(")")?;
+                    return Ok(Expr::Row(items));
                 }
                 self.expect_op(")")?;
                 e

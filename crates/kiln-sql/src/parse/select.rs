@@ -255,6 +255,15 @@ impl<'a> Parser<'a> {
         let mut left = self.table_factor()?;
         let mut n = 1;
         loop {
+            // NATURAL [INNER | {LEFT | RIGHT} [OUTER]] JOIN, with no ON / USING.
+            let natural = self.eat_kw("NATURAL");
+            if natural
+                && !["JOIN", "INNER", "LEFT", "RIGHT"]
+                    .iter()
+                    .any(|k| self.is_kw(k))
+            {
+                return Err(self.error());
+            }
             let kind = if self.eat_kw("JOIN") || (self.eat_kw("INNER") && self.expect_join()?) {
                 JoinKind::Inner
             } else if self.eat_kw("CROSS") {
@@ -279,7 +288,9 @@ impl<'a> Parser<'a> {
             }
             let right = self.table_factor()?;
             let (mut on, mut using) = (None, Vec::new());
-            if self.eat_kw("ON") {
+            if natural {
+                // The join columns are found when the tables are known.
+            } else if self.eat_kw("ON") {
                 on = Some(self.expr()?);
             } else if self.eat_kw("USING") {
                 self.expect_op("(")?;
@@ -297,6 +308,7 @@ impl<'a> Parser<'a> {
                 kind,
                 on,
                 using,
+                natural,
             };
         }
     }
