@@ -521,18 +521,8 @@ fn binary(
             } else if matches!(right, Expr::Literal(Value::Str(_))) && number(&a) {
                 arith::warn_string_number(&b, env);
             }
-            let o = compare_env(&a, &b, coll, env);
-            match o {
-                None => Value::Null,
-                Some(o) => bool_value(match op {
-                    Eq => o.is_eq(),
-                    Ne => o.is_ne(),
-                    Lt => o.is_lt(),
-                    Le => o.is_le(),
-                    Gt => o.is_gt(),
-                    _ => o.is_ge(),
-                }),
-            }
+            compare_env(&a, &b, coll, env)
+                .map_or(Value::Null, |o| bool_value(ordering_holds(op, o)))
         }
         BitOr | BitAnd | BitXor | Shl | Shr => {
             let x = to_u64_bits(&a);
