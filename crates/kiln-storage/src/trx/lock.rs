@@ -19,8 +19,8 @@
 //! waits for the other S holders.
 //!
 //! Waits: the requester records what it waits for in `waiting` (trx → key, mode,
-//! weight), then runs deadlock detection (one detector at a time, `detect`): a depth-
-//! first walk of the waits-for graph, computed from the queues. If the walk finds a
+//! weight), then runs deadlock detection (one detector at a time, `detect`): a breadth-
+//! first walk of the waits-for graph, computed from the queues (the shortest cycle). If it finds a
 //! cycle back to the requester, the transaction of the cycle with the smallest weight
 //! (undo records + locks, as InnoDB) is the victim: if that is the requester, its
 //! request fails with `Deadlock`; otherwise the victim's wait is ended with
@@ -798,37 +798,54 @@ impl LockSys {
         self.latest_deadlock.lock().clone()
     }
 
-    /// A cycle of waits through `start` (the chain from `start`), ignoring `doomed`
-    /// transactions. A walk longer than `DETECT_STEPS_MAX` counts as a cycle (true:
-    /// this happened).
+    /// The shortest cycle of waits through `start` (the chain from `start`),
+    /// ignoring `doomed` transactions; a walk longer than `DETECT_STEPS_MAX` counts
+    /// as a cycle (true: this happened).
+    ///
+    /// Breadth-first, so that the cycle is the shortest: a waiter also waits for the
+    /// requests queued ahead of it on the same key, so a depth-first walk often
+    /// reached the real cycle (the requester and the holder it waits for) through
+    /// those waiters — and then chose one of them, a new transaction of weight 0
+    /// that closes no cycle by itself, as the victim, then the next, and so on. With
+    /// sysbench oltp_read_write at 40 threads on 200 rows, 71% of lock waits ended
+    /// in 1213 (MariaDB: 48%).
     fn find_cycle(
         &self,
         start: u64,
         doomed: &std::collections::HashSet<u64>,
     ) -> Option<(Vec<u64>, bool)> {
-        let live = |mut b: Vec<u64>| {
-            b.retain(|t| !doomed.contains(t));
-            b
-        };
-        // Depth-first; `path` is the current chain from `start`.
-        let mut path: Vec<(u64, Vec<u64>)> = vec![(start, live(self.blockers(start)))];
-        let mut seen = std::collections::HashSet::new();
+        // parent[t]: the transaction through which t was first reached.
+        let mut parent: HashMap<u64, u64> = HashMap::new();
+        let mut frontier = std::collections::VecDeque::from([start]);
         let mut steps = 0;
-        loop {
-            let (_, next) = path.last_mut()?;
-            let Some(t) = next.pop() else {
-                path.pop();
-                continue;
-            };
-            steps += 1;
-            if t == start || steps > DETECT_STEPS_MAX {
-                return Some((path.iter().map(|(t, _)| *t).collect(), t != start));
+        let chain = |parent: &HashMap<u64, u64>, mut t: u64| {
+            let mut out = vec![t];
+            while t != start {
+                t = parent[&t];
+                out.push(t);
             }
-            if seen.insert(t) {
-                let b = live(self.blockers(t));
-                path.push((t, b));
+            out.reverse();
+            out
+        };
+        while let Some(at) = frontier.pop_front() {
+            for t in self.blockers(at) {
+                if doomed.contains(&t) {
+                    continue;
+                }
+                steps += 1;
+                if t == start {
+                    return Some((chain(&parent, at), false));
+                }
+                if steps > DETECT_STEPS_MAX {
+                    return Some((chain(&parent, at), true));
+                }
+                if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(t) {
+                    e.insert(at);
+                    frontier.push_back(t);
+                }
             }
         }
+        None
     }
 
     /// Every lock and request, for introspection (data_locks, INNODB_TRX).
@@ -1033,6 +1050,49 @@ mod tests {
         assert_eq!(got.load(Ordering::SeqCst), 2);
         assert_eq!(l.stats.timeouts.load(Ordering::SeqCst), 1);
         assert!(l.snapshot().is_empty());
+    }
+
+    #[test]
+    fn waiters_queued_ahead_are_not_taken_for_the_cycle() {
+        // 5 holds k1 and 1 holds k2; 2 and 3 (new, weight 0) queue for k1, then 1
+        // does (behind them); then 5 asks for k2: the cycle is 5 <-> 1. The waiters
+        // between them in k1's queue must not be chosen as victims.
+        let l = Arc::new(LockSys::new());
+        l.lock(5, &k(1), Mode::X, Kind::Record, LONG, 7).unwrap();
+        l.lock(1, &k(2), Mode::X, Kind::Record, LONG, 5).unwrap();
+        let spawn = |trx: u64, key: u8, weight: u64| {
+            let lt = l.clone();
+            let h = std::thread::spawn(move || {
+                let r = lt.lock(trx, &k(key), Mode::X, Kind::Record, LONG, weight);
+                if r.is_err() {
+                    lt.release_all(trx);
+                }
+                r
+            });
+            while l.waits_for(trx).is_none() {
+                std::thread::yield_now();
+            }
+            h
+        };
+        let h2 = spawn(2, 1, 0);
+        let h3 = spawn(3, 1, 0);
+        let h1 = spawn(1, 1, 5);
+        let r5 = l.lock(5, &k(2), Mode::X, Kind::Record, LONG, 7);
+        assert_eq!(
+            h1.join().unwrap(),
+            Err(LockError::Deadlock),
+            "1 is the lighter"
+        );
+        assert_eq!(r5, Ok(Acquired::Granted));
+        assert_eq!(l.stats.deadlocks.load(Ordering::SeqCst), 1);
+        l.release_all(5);
+        assert_eq!(h2.join().unwrap(), Ok(Acquired::Granted));
+        l.release_all(2);
+        assert_eq!(h3.join().unwrap(), Ok(Acquired::Granted));
+        let d = l.latest_deadlock().unwrap();
+        let mut cycle: Vec<u64> = d.cycle.iter().map(|t| t.trx).collect();
+        cycle.sort();
+        assert_eq!(cycle, vec![1, 5]);
     }
 
     #[test]
