@@ -742,6 +742,8 @@ q("sub_row_subquery_compare", "SELECT (1, 'a1') = (SELECT id, x FROM t_a WHERE i
 q("sub_row_column_mismatch", "SELECT (1, 2) IN (SELECT 1)")
 q("sub_row_compare_nulls", "SELECT (NULL, 1) = (2, 3), (1, NULL) < (2, 0), (1, NULL) < (1, 2), (1, NULL) <=> (1, NULL), (1, 2) <> (2, NULL)")
 q("sub_row_compare", "SELECT (1, 2) = (1, 2), (1, NULL) = (1, 2), (1, 2) < (1, 3), (2, 'a') IN ((1, 'a'), (2, 'A'))")
+# Row items compare under the connection collation (general_ci: PAD SPACE).
+q("sub_row_compare_pad_space", "SELECT ('a ', 1) = ('a', 1), ('a ', 1) IN (('A', 1)), ('b', 1) > ('B ', 0)")
 
 # ---- UNION, LIMIT ----
 q("union_order_limit", "(SELECT id FROM t_a) UNION (SELECT id FROM t_b) ORDER BY id DESC LIMIT 3", "t_join")

@@ -16,7 +16,7 @@
 
 use kiln_common::{ErrorKind, KilnError, Result};
 
-use super::{Env, bool_value, compare, eval, ordering_holds};
+use super::{Env, bool_value, compare_env, eval, ordering_holds};
 use crate::ast::{BinaryOp, Expr, Quantified, Select};
 use crate::value::Value;
 
@@ -86,7 +86,7 @@ fn operand(e: &Expr, env: &mut dyn Env) -> Result<Operand> {
 pub fn compare_rows(op: BinaryOp, left: &Expr, right: &Expr, env: &mut dyn Env) -> Result<Value> {
     let a = operand(left, env)?;
     let b = operand(right, env)?;
-    Ok(truth_value(compare_operands(op, &a, &b)?))
+    Ok(truth_value(compare_operands(op, &a, &b, env)?))
 }
 
 fn truth_value(t: Option<bool>) -> Value {
@@ -94,10 +94,10 @@ fn truth_value(t: Option<bool>) -> Value {
 }
 
 /// `a op b` for a comparison operator: Some(truth) or None for NULL.
-fn compare_operands(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Option<bool>> {
+fn compare_operands(op: BinaryOp, a: &Operand, b: &Operand, env: &dyn Env) -> Result<Option<bool>> {
     use BinaryOp::*;
     let (x, y) = match (a, b) {
-        (Operand::One(x), Operand::One(y)) => return Ok(compare_values(op, x, y)),
+        (Operand::One(x), Operand::One(y)) => return Ok(compare_values(op, x, y, env)),
         (Operand::Row(x), Operand::Row(y)) if x.len() == y.len() => (x, y),
         (Operand::Row(x), _) => return Err(operand_columns(x.len())),
         (_, Operand::Row(_)) => return Err(operand_columns(1)),
@@ -107,7 +107,7 @@ fn compare_operands(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Option<boo
             // Equal when every pair is; a differing pair decides even after a NULL.
             let mut saw_null = false;
             for (p, q) in x.iter().zip(y) {
-                match compare_operands(Eq, p, q)? {
+                match compare_operands(Eq, p, q, env)? {
                     Some(false) => return Ok(Some(op == Ne)),
                     None => saw_null = true,
                     Some(true) => {}
@@ -117,7 +117,7 @@ fn compare_operands(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Option<boo
         }
         NullSafeEq => {
             for (p, q) in x.iter().zip(y) {
-                if compare_operands(NullSafeEq, p, q)? != Some(true) {
+                if compare_operands(NullSafeEq, p, q, env)? != Some(true) {
                     return Ok(Some(false));
                 }
             }
@@ -126,10 +126,10 @@ fn compare_operands(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Option<boo
         _ => {
             // Lexicographic: the first pair that is not equal decides.
             for (p, q) in x.iter().zip(y) {
-                match compare_operands(Eq, p, q)? {
+                match compare_operands(Eq, p, q, env)? {
                     None => return Ok(None),
                     Some(true) => {}
-                    Some(false) => return compare_operands(op, p, q),
+                    Some(false) => return compare_operands(op, p, q, env),
                 }
             }
             Ok(Some(matches!(op, Le | Ge)))
@@ -137,16 +137,18 @@ fn compare_operands(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Option<boo
     }
 }
 
-fn compare_values(op: BinaryOp, x: &Value, y: &Value) -> Option<bool> {
+/// Compares two values as the scalar comparison does: strings under the connection
+/// collation (a row constructor's items carry no column collation here).
+fn compare_values(op: BinaryOp, x: &Value, y: &Value, env: &dyn Env) -> Option<bool> {
     use BinaryOp::*;
     if op == NullSafeEq {
         return Some(match (x.is_null(), y.is_null()) {
             (true, true) => true,
-            (false, false) => compare(x, y) == Some(std::cmp::Ordering::Equal),
+            (false, false) => compare_env(x, y, None, env) == Some(std::cmp::Ordering::Equal),
             _ => false,
         });
     }
-    Some(ordering_holds(op, compare(x, y)?))
+    Some(ordering_holds(op, compare_env(x, y, None, env)?))
 }
 
 /// `expr [NOT] IN (list)` where the operand or an item is a row constructor.
@@ -156,17 +158,19 @@ pub fn in_list(expr: &Expr, list: &[Expr], negated: bool, env: &mut dyn Env) -> 
     for item in list {
         items.push(operand(item, env)?);
     }
-    Ok(truth_value(any_equal(&v, &items)?.map(|t| t != negated)))
+    Ok(truth_value(
+        any_equal(&v, &items, env)?.map(|t| t != negated),
+    ))
 }
 
 /// Whether `v` equals one of `items`: Some(true), Some(false), or None (NULL).
-fn any_equal(v: &Operand, items: &[Operand]) -> Result<Option<bool>> {
+fn any_equal(v: &Operand, items: &[Operand], env: &dyn Env) -> Result<Option<bool>> {
     let mut saw_null = false;
     for item in items {
         if item.width() != v.width() {
             return Err(operand_columns(v.width()));
         }
-        match compare_operands(BinaryOp::Eq, v, item)? {
+        match compare_operands(BinaryOp::Eq, v, item, env)? {
             Some(true) => return Ok(Some(true)),
             None => saw_null = true,
             Some(false) => {}
@@ -193,7 +197,9 @@ pub fn in_subquery(expr: &Expr, sel: &Select, negated: bool, env: &mut dyn Env) 
         return Ok(bool_value(negated));
     }
     let items: Vec<Operand> = rows.iter().map(|r| Operand::of_row(r)).collect();
-    Ok(truth_value(any_equal(&v, &items)?.map(|t| t != negated)))
+    Ok(truth_value(
+        any_equal(&v, &items, env)?.map(|t| t != negated),
+    ))
 }
 
 /// `expr op ANY|ALL (subquery)`, over `q.rows` when the subquery has already run.
@@ -216,7 +222,7 @@ pub fn quantified(q: &Quantified, env: &mut dyn Env) -> Result<Value> {
         if item.width() != v.width() {
             return Err(operand_columns(v.width()));
         }
-        match compare_operands(op, &v, &item)? {
+        match compare_operands(op, &v, &item, env)? {
             Some(t) if t == decisive => return Ok(bool_value(decisive)),
             None => saw_null = true,
             Some(_) => {}
