@@ -505,9 +505,9 @@ impl Collation {
         state.write_u8(0xFF);
     }
 
-    fn encode(&self, s: &[u8], sink: &mut dyn FnMut(&[u8])) {
+    fn encode<F: FnMut(&[u8])>(&self, s: &[u8], sink: &mut F) {
         let w = self.unit_width();
-        let put = |u: u32, sink: &mut dyn FnMut(&[u8])| {
+        let put = |u: u32, sink: &mut F| {
             debug_assert!(w == 4 || u >> (8 * w) == 0, "unit wider than its width");
             sink(&u.to_be_bytes()[4 - w..]);
         };
@@ -676,6 +676,12 @@ impl Iterator for Units<'_> {
             }
             if self.s.is_empty() {
                 return None;
+            }
+            // Fast path: a byte that is a whole single-unit character (plain ASCII in
+            // the Unicode collations) needs no trip through the unit buffer.
+            if let Some(u) = self.c.fast_unit_at(self.s, 0) {
+                self.s = &self.s[1..];
+                return Some(u);
             }
             let used = self.c.char_units(self.s, true, &mut self.buf);
             // char_units always consumes >= 1 byte of a non-empty string
