@@ -82,6 +82,7 @@ errors! {
     ER_WRONG_TYPE_FOR_VAR = (1232, "42000", "Incorrect argument type to variable '%s'");
     ER_VAR_CANT_BE_READ = (1233, "HY000", "Variable '%s' can only be set, not read");
     ER_NOT_SUPPORTED_YET = (1235, "42000", "This version of MySQL doesn't yet support '%s'");
+    ER_UNKNOWN_EXPLAIN_FORMAT = (1791, "HY000", "Unknown EXPLAIN format name: '%s'");
     ER_INCORRECT_GLOBAL_LOCAL_VAR = (1238, "HY000", "Variable '%s' is a %s variable");
     ER_WRONG_ARGUMENTS = (1210, "HY000", "Incorrect arguments to %s");
     ER_UNKNOWN_STMT_HANDLER = (1243, "HY000", "Unknown prepared statement handler (%.*s) given to %s");

@@ -641,4 +641,19 @@ pub enum Stmt {
     /// Statements accepted and answered with OK, having no effect kiln needs yet
     /// (FLUSH ...). The string names the statement for Com_* counters.
     NoOp(&'static str),
+    /// `EXPLAIN [FORMAT = f] stmt` / `EXPLAIN ANALYZE stmt` (also spelled DESCRIBE /
+    /// DESC): the plan of a SELECT, INSERT, REPLACE, UPDATE or DELETE (exec/explain.rs).
+    Explain {
+        format: ExplainFormat,
+        analyze: bool,
+        stmt: Box<Stmt>,
+    },
+}
+
+/// EXPLAIN's output format (`FORMAT = name`; TRADITIONAL when none is given).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExplainFormat {
+    Traditional,
+    Json,
+    Tree,
 }

@@ -186,7 +186,7 @@ pub struct Session {
     last_insert_id: u64,
     row_count: i64,
     found_rows: u64,
-    params: Vec<Value>,
+    pub(crate) params: Vec<Value>,
     statement_time_micros: i64,
     changes: TrackedChanges,
     /// The client asked for CLIENT_FOUND_ROWS (UPDATE reports matched rows).
@@ -327,6 +327,7 @@ impl Session {
                 .map(|i| crate::infer::column_for(&i.name, &i.expr))
                 .collect(),
             Stmt::Show { .. } => Vec::new(),
+            Stmt::Explain { .. } => crate::exec::explain::columns(),
             _ => Vec::new(),
         };
         Ok((parsed, columns))
@@ -550,6 +551,11 @@ impl Session {
                 Ok(Outcome::ok())
             }
             Stmt::NoOp(_) => Ok(Outcome::ok()),
+            Stmt::Explain {
+                format,
+                analyze,
+                stmt,
+            } => crate::exec::explain::explain(self, *format, *analyze, stmt),
             _ => {
                 debug_assert!(is_account_statement(stmt));
                 unreachable!("account statements run in account_statement")
@@ -893,6 +899,8 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
         Stmt::Revoke(_) => "revoke",
         Stmt::RevokeAll(_) => "revoke_all",
         Stmt::NoOp(n) => n,
+        // MySQL counts EXPLAIN under the explained statement's counter.
+        Stmt::Explain { stmt, .. } => com_name(stmt),
     }
 }
 

@@ -7,7 +7,9 @@
 //! a unique index with every part equal (point reads; the primary key first), then the
 //! most equal parts, then a range, the clustered index before a secondary one; else a
 //! full scan. The conjuncts are always re-checked on the rows read, so a key range
-//! only has to include every matching row, never to exclude all others.
+//! only has to include every matching row, never to exclude all others. A constant
+//! conjunct that is not true empties the path. `plan_detail` also reports what EXPLAIN
+//! shows of the choice (explain.rs).
 
 use std::ops::Bound;
 
@@ -258,9 +260,59 @@ fn encode_part(t: &TableHandle, index: usize, part: usize, v: &Value, kw: &mut K
     crate::rowapi::encode_key_part(t, index, part, v, kw);
 }
 
+/// What the planner chose and what it saw on the way: `plan` keeps the access path,
+/// EXPLAIN (explain.rs) reports the rest.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub access: Access,
+    /// Indexes some conjunct constrains (EXPLAIN's possible_keys), in index order.
+    pub candidates: Vec<usize>,
+    /// Leading key parts of the chosen index read by equality (`c = const`,
+    /// `c IN (...)`).
+    pub eq_parts: usize,
+    /// Every one of those parts has exactly one value (a single key prefix).
+    pub eq_single: bool,
+    /// The part after them is read by a range (`<`, BETWEEN, an OR of ranges).
+    pub range_part: bool,
+}
+
 /// Chooses the access path for `conj` (conjuncts bound to this table's slots, slot =
 /// column number).
 pub fn plan(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result<Access> {
+    plan_detail(t, conj, env).map(|p| p.access)
+}
+
+/// Whether the conjunct `e` alone restricts column `col` to one key value (a
+/// lossless `col = const`, `const = col`, `col <=> const` or `col IN (const)`): a key
+/// read on that value then needs no re-check of `e`.
+pub fn single_equality(t: &TableHandle, col: usize, e: &Expr, env: &mut dyn Env) -> Result<bool> {
+    Ok(matches!(
+        constraints_for(t, col, &[e], env)?,
+        Some(Constraint::Eq(v)) if v.len() == 1
+    ))
+}
+
+/// A conjunct that is a constant and not true (`WHERE 0`, `1 = 2`, `NULL`, an
+/// uncorrelated subquery's value): no row can match. Constants that fail to evaluate
+/// are left to the per-row check, which reports the error as before.
+fn constant_false(conj: &[&Expr], env: &mut dyn Env) -> bool {
+    conj.iter()
+        .any(|e| is_constant(e) && eval(e, env).is_ok_and(|v| v.to_bool() != Some(true)))
+}
+
+/// `plan`, with what EXPLAIN needs to describe the choice.
+pub fn plan_detail(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result<Plan> {
+    let mut out = Plan {
+        access: Access::Full,
+        candidates: Vec::new(),
+        eq_parts: 0,
+        eq_single: true,
+        range_part: false,
+    };
+    if constant_false(conj, env) {
+        out.access = Access::Empty;
+        return Ok(out);
+    }
     // (score, index, eq values per part, range)
     let mut best: Option<Candidate> = None;
     for (i, ix) in t.def.indexes.iter().enumerate() {
@@ -282,6 +334,7 @@ pub fn plan(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result<Access
         if eqs.is_empty() && range.is_none() {
             continue;
         }
+        out.candidates.push(i);
         let full_eq = eqs.len() == ix.parts.len() && ix.is_unique();
         let score = if full_eq {
             1000 + u32::from(i == 0) * 10
@@ -292,8 +345,8 @@ pub fn plan(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result<Access
             best = Some((score, i, eqs, range));
         }
     }
-    let Some((_, index, eqs, range)) = best else {
-        return Ok(Access::Full);
+    let Some((_, index, eqs, mut range)) = best else {
+        return Ok(out);
     };
     let ix = &t.def.indexes[index];
     let point = eqs.len() == ix.parts.len()
@@ -301,10 +354,14 @@ pub fn plan(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result<Access
         && ix.parts.iter().all(|p| p.prefix_chars.is_none());
     // Cartesian product of the equality lists (bounded).
     let mut prefixes: Vec<KeyWriter> = vec![KeyWriter::new()];
+    let mut eq_used = 0;
     for (part, vals) in eqs.iter().enumerate() {
         if prefixes.len().saturating_mul(vals.len()) > RANGES_MAX {
+            // The prefixes stop short of the range's part: the range cannot follow.
+            range = None;
             break;
         }
+        eq_used += 1;
         let mut next = Vec::with_capacity(prefixes.len() * vals.len());
         for p in &prefixes {
             for v in vals {
@@ -317,7 +374,7 @@ pub fn plan(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result<Access
     }
     let prefixes: Vec<Vec<u8>> = prefixes.into_iter().map(KeyWriter::finish).collect();
     let mut ranges: Vec<KeyRange> = Vec::new();
-    let range_part = eqs.len();
+    let range_part = eq_used;
     for prefix in &prefixes {
         match &range {
             Some(rs) if range_part < ix.parts.len() => {
@@ -367,14 +424,20 @@ pub fn plan(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result<Access
         }
     }
     if ranges.is_empty() {
-        return Ok(Access::Empty);
+        out.access = Access::Empty;
+        return Ok(out);
     }
     let ranges = merge_ranges(ranges);
-    Ok(Access::Index {
+    out.eq_parts = eq_used;
+    out.eq_single = eqs[..eq_used].iter().all(|v| v.len() == 1);
+    out.range_part = range.is_some() && range_part < ix.parts.len();
+    out.access = Access::Index {
         index,
         ranges,
-        point,
-    })
+        // A key cut short by the range limit is no point read.
+        point: point && eq_used == eqs.len(),
+    };
+    Ok(out)
 }
 
 /// Sorts ranges and merges the ones that overlap, so no row is read twice

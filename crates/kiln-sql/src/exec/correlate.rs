@@ -19,7 +19,11 @@ type Inner = [(String, Vec<String>)];
 type Fixer<'a> = dyn Fn(&mut Session, &Expr, &Inner) -> Result<Expr> + 'a;
 
 /// Aliases and column names of a FROM clause's tables (derived tables: aliases only).
-fn inner_names(sess: &mut Session, from: &[FromItem], out: &mut Vec<(String, Vec<String>)>) {
+pub(crate) fn inner_names(
+    sess: &mut Session,
+    from: &[FromItem],
+    out: &mut Vec<(String, Vec<String>)>,
+) {
     for item in from {
         match item {
             FromItem::Table { name, alias } => {

@@ -15,6 +15,7 @@ pub mod correlate;
 pub mod ddl;
 pub mod dml;
 pub mod dml_multi;
+pub mod explain;
 pub mod group;
 pub mod infoschema;
 pub mod join_using;

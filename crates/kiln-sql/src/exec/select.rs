@@ -297,7 +297,7 @@ pub(crate) fn check_unique_aliases(from: &[FromItem]) -> Result<()> {
     Ok(())
 }
 
-fn has_subquery(e: &Expr) -> bool {
+pub(crate) fn has_subquery(e: &Expr) -> bool {
     let mut found = false;
     bind::visit(e, &mut |x| {
         if matches!(

@@ -107,14 +107,8 @@ impl<'a> Parser<'a> {
             "ALTER" if self.is_kw_at(1, "TABLE") => self.alter_table(),
             "CREATE" if !self.is_kw_at(1, "USER") => self.create(),
             "DROP" if !self.is_kw_at(1, "USER") => self.drop(),
-            "DESCRIBE" | "DESC" | "EXPLAIN"
-                if !(self.is_kw_at(1, "SELECT")
-                    || self.is_kw_at(1, "FORMAT")
-                    || self.is_kw_at(1, "ANALYZE")
-                    || self.is_kw_at(1, "UPDATE")
-                    || self.is_kw_at(1, "DELETE")
-                    || self.is_kw_at(1, "INSERT")) =>
-            {
+            "DESCRIBE" | "DESC" | "EXPLAIN" if self.explains_statement() => self.explain(),
+            "DESCRIBE" | "DESC" | "EXPLAIN" => {
                 self.bump();
                 let table = self.table_name()?;
                 let filter = if matches!(self.peek().tok, Tok::Str(_)) {
@@ -213,6 +207,62 @@ impl<'a> Parser<'a> {
             }
             _ => Err(self.error()),
         }
+    }
+
+    /// Whether the EXPLAIN / DESCRIBE at the cursor explains a statement (else it
+    /// describes a table: `EXPLAIN t` is `SHOW COLUMNS FROM t`).
+    fn explains_statement(&self) -> bool {
+        matches!(self.peek_at(1), Tok::Op("("))
+            || [
+                "SELECT", "FORMAT", "ANALYZE", "UPDATE", "DELETE", "INSERT", "REPLACE", "FOR",
+            ]
+            .iter()
+            .any(|kw| self.is_kw_at(1, kw))
+    }
+
+    /// `{EXPLAIN | DESCRIBE | DESC} [ANALYZE] [FORMAT = name] statement`. FOR
+    /// CONNECTION is 1235; an unknown format name is 1791.
+    fn explain(&mut self) -> Result<Stmt> {
+        self.bump();
+        let analyze = self.eat_kw("ANALYZE");
+        let mut format = ExplainFormat::Traditional;
+        if self.eat_kw("FORMAT") {
+            self.expect_op("=")?;
+            let name = self.ident_or_string()?;
+            format = match name.to_ascii_uppercase().as_str() {
+                "TRADITIONAL" => ExplainFormat::Traditional,
+                "JSON" => ExplainFormat::Json,
+                "TREE" => ExplainFormat::Tree,
+                _ => {
+                    return Err(KilnError::new(
+                        ErrorKind::ER_UNKNOWN_EXPLAIN_FORMAT,
+                        &[&name],
+                    ));
+                }
+            };
+        }
+        if self.is_kw("FOR") && self.is_kw_at(1, "CONNECTION") {
+            return Err(KilnError::new(
+                ErrorKind::ER_NOT_SUPPORTED_YET,
+                &[&"EXPLAIN FOR CONNECTION"],
+            ));
+        }
+        let stmt = if self.is_op("(") || self.is_kw("SELECT") {
+            Stmt::Select(Box::new(self.select()?))
+        } else if self.is_kw("INSERT") || self.is_kw("REPLACE") {
+            self.insert()?
+        } else if self.is_kw("UPDATE") {
+            self.update()?
+        } else if self.is_kw("DELETE") {
+            self.delete()?
+        } else {
+            return Err(self.error());
+        };
+        Ok(Stmt::Explain {
+            format,
+            analyze,
+            stmt: Box::new(stmt),
+        })
     }
 
     pub(super) fn if_not_exists(&mut self) -> Result<bool> {

@@ -1,0 +1,1465 @@
+//! EXPLAIN: owns MySQL 8.0's traditional tabular plan (id, select_type, table,
+//! partitions, type, possible_keys, key, key_len, ref, rows, filtered, Extra) for
+//! SELECT, INSERT / REPLACE, UPDATE and DELETE, built from the decisions the executor
+//! itself makes, without running the statement.
+//!
+//! What each row says, and why it is true of kiln:
+//! - A single-table SELECT, UPDATE or DELETE reads through `access::plan_detail`, the
+//!   planner select.rs and dml.rs call: its access path gives type (`const` for a
+//!   point read of a whole unique key, `ref` for one equality prefix, `range` for
+//!   several prefixes or a range, `ALL` for a full scan), key, key_len (MySQL's
+//!   byte count of the key parts used, `key_part_len`) and possible_keys (every
+//!   index some conjunct constrains). A single-table UPDATE / DELETE says `range`
+//!   where a SELECT says const / ref, as MySQL does.
+//! - rows: the entries the access path reads, counted through the engine up to
+//!   `DIVE_ROWS_MAX` (MySQL's index dives); a full scan's is the table's row estimate.
+//!   filtered is 100.00: kiln keeps no selectivity statistics.
+//! - A const read is done, as MySQL's optimizer does: a missing row is "no matching
+//!   row in const table", a row the rest of WHERE rejects is "Impossible WHERE
+//!   noticed after reading const tables". A WHERE with a constant false conjunct is
+//!   "Impossible WHERE" (access.rs then reads nothing).
+//! - Joins (and derived or information_schema tables) are select.rs's nested loops
+//!   over fully read inputs: every table `ALL`, listed in the order the loops run (a
+//!   RIGHT JOIN's right side first); each later table is "Using join buffer (Block
+//!   Nested Loop)", a table whose ON condition (or, on the last table, the WHERE) is
+//!   evaluated as it is joined is "Using where". Derived tables are materialized:
+//!   `<derivedN>` plus DERIVED rows.
+//! - "Using where" on a single table when a conjunct is re-checked on the rows read
+//!   (not for the equalities a const / ref key read already guarantees); "Using
+//!   temporary" for GROUP BY and DISTINCT (hash tables, group.rs); "Using filesort"
+//!   for ORDER BY (select.rs always sorts); UNION DISTINCT is a UNION RESULT row with
+//!   "Using temporary". kiln has no covering-index reads, no index condition pushdown
+//!   and no sort-avoiding index order, so "Using index", "Using index condition" and
+//!   type `index` never appear.
+//! - Subqueries are not run. An uncorrelated one (SUBQUERY) stands for a value of its
+//!   result type while the enclosing block is planned, as the executor replaces it by
+//!   its value; a correlated one (DEPENDENT SUBQUERY) is planned with the outer
+//!   columns replaced by values of their types, as correlate.rs does per outer row.
+//!   Plans that depend on such stand-ins report estimated rows and do no const read.
+//!
+//! Ids number the SELECTs in textual order (MySQL's select numbers); a block's rows
+//! come first, then its subqueries' and derived tables' units.
+
+use std::sync::atomic::Ordering;
+
+use kiln_common::{ErrorKind, KilnError, Result};
+
+use super::RowEnv;
+use super::access::{self, Access, Lock};
+use super::bind::{self, Scope, ScopeColumn, bind, conjuncts, is_constant};
+use super::select::{
+    check_unique_aliases, has_subquery, is_info_schema, resolve_table, table_scope,
+};
+use crate::ast::*;
+use crate::dict::{ColumnDef, IndexPart, TableHandle};
+use crate::eval::eval;
+use crate::result::{ColumnInfo, ColumnKind, Outcome, Rows};
+use crate::session::Session;
+use crate::types::{IntKind, SqlType};
+use crate::value::Value;
+
+/// Index entries one EXPLAIN counts for `rows` before it settles for the estimate.
+pub const DIVE_ROWS_MAX: u64 = 10_000;
+
+/// The Extra text of a table joined by kiln's nested loop over a buffered input.
+const JOIN_BUFFER: &str = "Using join buffer (Block Nested Loop)";
+
+/// One row of the traditional output.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Row {
+    pub id: Option<u64>,
+    pub select_type: String,
+    pub table: Option<String>,
+    pub access: Option<&'static str>,
+    pub possible_keys: Option<String>,
+    pub key: Option<String>,
+    pub key_len: Option<String>,
+    pub reference: Option<String>,
+    pub rows: Option<u64>,
+    /// Percent of the rows read that the conditions keep (Some(100.0) for tables).
+    pub filtered: Option<f64>,
+    pub extra: Vec<String>,
+}
+
+impl Row {
+    fn new(id: u64, select_type: &str) -> Row {
+        Row {
+            id: Some(id),
+            select_type: select_type.to_string(),
+            ..Row::default()
+        }
+    }
+
+    /// A row about the block rather than a table ("No tables used", "Impossible
+    /// WHERE"): every table column NULL.
+    fn message(id: u64, select_type: &str, text: &str) -> Row {
+        Row {
+            extra: vec![text.to_string()],
+            ..Row::new(id, select_type)
+        }
+    }
+
+    fn values(self) -> Vec<Value> {
+        let s = |o: Option<String>| o.map_or(Value::Null, Value::Str);
+        vec![
+            self.id.map_or(Value::Null, Value::UInt),
+            Value::Str(self.select_type),
+            s(self.table),
+            Value::Null,
+            s(self.access.map(str::to_string)),
+            s(self.possible_keys),
+            s(self.key),
+            s(self.key_len),
+            s(self.reference),
+            self.rows.map_or(Value::Null, Value::UInt),
+            self.filtered
+                .map_or(Value::Null, |f| Value::Decimal(format!("{f:.2}"))),
+            if self.extra.is_empty() {
+                Value::Null
+            } else {
+                Value::Str(self.extra.join("; "))
+            },
+        ]
+    }
+}
+
+/// The result columns, with MySQL 8.0's names, types, lengths and flags
+/// (THD::send_explain_fields: id and rows BIGINT UNSIGNED of display width 3 and 10,
+/// filtered DOUBLE(4,2), the rest VARCHAR of names' lengths).
+pub fn columns() -> Vec<ColumnInfo> {
+    let text = |name: &str, chars: u32, nullable: bool| ColumnInfo {
+        not_null: !nullable,
+        ..ColumnInfo::text(name, chars)
+    };
+    let int = |name: &str, width: u32, nullable: bool| ColumnInfo {
+        length_chars: width,
+        unsigned: true,
+        not_null: !nullable,
+        ..ColumnInfo::new(name, ColumnKind::LongLong)
+    };
+    const NAME_CHARS: u32 = 64;
+    vec![
+        int("id", 3, false),
+        text("select_type", 19, false),
+        text("table", NAME_CHARS, true),
+        text("partitions", 8192 * 256, true),
+        text("type", 10, true),
+        text("possible_keys", NAME_CHARS * 64, true),
+        text("key", NAME_CHARS, true),
+        text("key_len", NAME_CHARS * 64, true),
+        text("ref", NAME_CHARS * 16, true),
+        int("rows", 10, true),
+        ColumnInfo {
+            length_chars: 4,
+            decimals: 2,
+            ..ColumnInfo::new("filtered", ColumnKind::Double)
+        },
+        text("Extra", 255, false),
+    ]
+}
+
+/// Runs EXPLAIN: the plan of `stmt` as a result set. JSON, TREE and ANALYZE are
+/// 1235.
+pub fn explain(
+    sess: &mut Session,
+    format: ExplainFormat,
+    analyze: bool,
+    stmt: &Stmt,
+) -> Result<Outcome> {
+    let unsupported = if analyze {
+        Some("EXPLAIN ANALYZE")
+    } else {
+        match format {
+            ExplainFormat::Traditional => None,
+            ExplainFormat::Json => Some("EXPLAIN FORMAT=JSON"),
+            ExplainFormat::Tree => Some("EXPLAIN FORMAT=TREE"),
+        }
+    };
+    if let Some(what) = unsupported {
+        return Err(KilnError::new(ErrorKind::ER_NOT_SUPPORTED_YET, &[&what]));
+    }
+    let rows = plan_rows(sess, stmt)?;
+    Ok(Outcome::Rows(Rows {
+        columns: columns(),
+        rows: rows.into_iter().map(Row::values).collect(),
+    }))
+}
+
+/// The plan rows of an explainable statement.
+pub fn plan_rows(sess: &mut Session, stmt: &Stmt) -> Result<Vec<Row>> {
+    let param_base = sess.params.len();
+    let mut x = Explainer {
+        sess,
+        rows: Vec::new(),
+        param_base,
+        outer_labels: Vec::new(),
+    };
+    let r = match stmt {
+        Stmt::Select(s) => x.unit(s, 1, Unit::Top, false).map(|_| ()),
+        Stmt::Insert(i) => x.insert(i),
+        Stmt::Update(u) => x.update(u),
+        Stmt::Delete(d) => x.delete(d),
+        _ => Err(KilnError::internal(
+            "EXPLAIN of a statement it cannot explain",
+        )),
+    };
+    // Outer columns' stand-ins were lent to the session as parameters.
+    x.sess.params.truncate(param_base);
+    r.map(|()| x.rows)
+}
+
+/// The bytes that mark an outer column's stand-in in a substituted subquery (then
+/// `Expr::Param` of that number): no statement writes a literal like it.
+const OUTER_MARK: &[u8] = b"\xffkiln explain outer column\xff";
+
+fn outer_mark(param: usize) -> Value {
+    let mut b = OUTER_MARK.to_vec();
+    b.extend_from_slice(param.to_string().as_bytes());
+    Value::Bytes(b)
+}
+
+fn outer_mark_param(b: &[u8]) -> Option<usize> {
+    b.strip_prefix(OUTER_MARK)
+        .and_then(|n| std::str::from_utf8(n).ok())
+        .and_then(|n| n.parse().ok())
+}
+
+/// Where a query expression stands, which names its SELECTs' select_type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Top,
+    Subquery { dependent: bool },
+    Derived,
+}
+
+fn select_type(unit: Unit, part: usize, simple: bool) -> &'static str {
+    match (unit, part) {
+        (Unit::Top, 0) if simple => "SIMPLE",
+        (Unit::Top, 0) => "PRIMARY",
+        (Unit::Subquery { dependent: false }, 0) => "SUBQUERY",
+        (Unit::Subquery { dependent: true }, 0) => "DEPENDENT SUBQUERY",
+        (Unit::Derived, 0) => "DERIVED",
+        (Unit::Subquery { dependent: true }, _) => "DEPENDENT UNION",
+        _ => "UNION",
+    }
+}
+
+/// A query expression nested in a SELECT: a subquery, or a derived table (alias).
+struct Nested {
+    select: Select,
+    derived: Option<String>,
+}
+
+/// The subqueries of `e`, outermost first, left to right.
+fn subqueries_of(e: &Expr, out: &mut Vec<Nested>) {
+    bind::visit(e, &mut |x| {
+        let s: &Select = match x {
+            Expr::Subquery(s) | Expr::Exists(s) => s,
+            Expr::InSubquery { select, .. } => select,
+            Expr::Quantified(q) => &q.select,
+            _ => return,
+        };
+        out.push(Nested {
+            select: s.clone(),
+            derived: None,
+        });
+    });
+}
+
+/// The query expressions nested in one SELECT, in textual order (select list, FROM,
+/// WHERE, GROUP BY, HAVING, ORDER BY): the order MySQL numbers them in.
+fn nested_units(s: &Select) -> Vec<Nested> {
+    fn from(f: &FromItem, out: &mut Vec<Nested>) {
+        match f {
+            FromItem::Table { .. } => {}
+            FromItem::Derived { select, alias } => out.push(Nested {
+                select: (**select).clone(),
+                derived: Some(alias.clone()),
+            }),
+            FromItem::Join {
+                left, right, on, ..
+            } => {
+                from(left, out);
+                from(right, out);
+                if let Some(on) = on {
+                    subqueries_of(on, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for i in &s.items {
+        subqueries_of(&i.expr, &mut out);
+    }
+    for f in &s.from {
+        from(f, &mut out);
+    }
+    for e in s
+        .filter
+        .iter()
+        .chain(&s.group_by)
+        .chain(s.having.iter())
+        .chain(s.order_by.iter().map(|o| &o.expr))
+    {
+        subqueries_of(e, &mut out);
+    }
+    out
+}
+
+/// How many SELECTs a query expression holds, nested ones included (the ids it uses).
+fn unit_size(first: &Select) -> u64 {
+    let mut n = 0;
+    let mut part = Some(first);
+    while let Some(p) = part {
+        n += 1 + nested_units(p)
+            .iter()
+            .map(|u| unit_size(&u.select))
+            .sum::<u64>();
+        part = p.union.as_ref().map(|(_, next)| &**next);
+    }
+    n
+}
+
+/// Numbers nested units from `first`: (each unit's first number, (alias, number) of
+/// each derived table, the next free number).
+fn number(nested: &[Nested], first: u64) -> (Vec<u64>, Vec<(String, u64)>, u64) {
+    let mut ids = Vec::with_capacity(nested.len());
+    let mut derived = Vec::new();
+    let mut next_id = first;
+    for u in nested {
+        ids.push(next_id);
+        if let Some(a) = &u.derived {
+            derived.push((a.clone(), next_id));
+        }
+        next_id += unit_size(&u.select);
+    }
+    (ids, derived, next_id)
+}
+
+/// The outer block's columns with a stand-in value and a `ref` label
+/// (`schema.table.column`) for each, for planning its correlated subqueries.
+struct Outer {
+    scope: Scope,
+    row: Vec<Value>,
+    labels: Vec<String>,
+}
+
+struct Explainer<'s> {
+    sess: &'s mut Session,
+    rows: Vec<Row>,
+    /// Parameters from here on stand for outer columns (`outer_labels`).
+    param_base: usize,
+    /// (parameter, label) of each outer column lent as a parameter.
+    outer_labels: Vec<(usize, String)>,
+}
+
+impl Explainer<'_> {
+    /// Explains a query expression (a SELECT and the ones UNIONed to it) whose first
+    /// SELECT has number `id`. `guessed`: its outer references were replaced by
+    /// stand-in values. Returns the next free number.
+    fn unit(&mut self, first: &Select, id: u64, unit: Unit, guessed: bool) -> Result<u64> {
+        let simple = unit == Unit::Top && first.union.is_none() && nested_units(first).is_empty();
+        let mut ids = Vec::new();
+        let mut next_id = id;
+        let mut dedupe = false;
+        let mut part = Some(first);
+        while let Some(p) = part {
+            ids.push(next_id);
+            let st = select_type(unit, ids.len() - 1, simple);
+            next_id = self.part(p, next_id, st, guessed)?;
+            part = p.union.as_ref().map(|(all, next)| {
+                dedupe |= !all;
+                &**next
+            });
+        }
+        if ids.len() > 1 && (dedupe || !first.union_order.is_empty()) {
+            let names: Vec<String> = ids.iter().map(u64::to_string).collect();
+            let mut row = Row {
+                table: Some(format!("<union{}>", names.join(","))),
+                access: Some("ALL"),
+                ..Row::new(0, "UNION RESULT")
+            };
+            row.id = None;
+            if dedupe {
+                row.extra.push("Using temporary".into());
+            }
+            if !first.union_order.is_empty() {
+                row.extra.push("Using filesort".into());
+            }
+            self.rows.push(row);
+        }
+        Ok(next_id)
+    }
+
+    /// One SELECT of a query expression: its own rows, then its nested units.
+    fn part(&mut self, s: &Select, id: u64, st: &str, guessed: bool) -> Result<u64> {
+        let nested = nested_units(s);
+        let (ids, derived, next_id) = number(&nested, id + 1);
+        let outer = self.block(s, id, st, &derived, guessed)?;
+        for (u, uid) in nested.iter().zip(ids) {
+            if u.derived.is_some() {
+                self.unit(&u.select, uid, Unit::Derived, guessed)?;
+            } else if correlated(self.sess, &u.select) {
+                // Outer columns become parameters holding stand-ins, so the plan can
+                // name them in `ref` (correlate.rs substitutes, marks become Params).
+                let mut marks = Vec::with_capacity(outer.row.len());
+                for (v, label) in outer.row.iter().zip(&outer.labels) {
+                    let i = self.sess.params.len();
+                    self.sess.params.push(v.clone());
+                    self.outer_labels.push((i, label.clone()));
+                    marks.push(outer_mark(i));
+                }
+                let sub = super::correlate::substitute(self.sess, &u.select, &outer.scope, &marks)?;
+                self.unit(&sub, uid, Unit::Subquery { dependent: true }, true)?;
+            } else {
+                self.unit(&u.select, uid, Unit::Subquery { dependent: false }, guessed)?;
+            }
+        }
+        Ok(next_id)
+    }
+
+    /// The rows of one SELECT's own tables. Returns its scope for correlated
+    /// subqueries.
+    fn block(
+        &mut self,
+        s: &Select,
+        id: u64,
+        st: &str,
+        derived: &[(String, u64)],
+        guessed: bool,
+    ) -> Result<Outer> {
+        let (filter, stand_ins) = match &s.filter {
+            Some(f) => {
+                let (e, g) = stand_in_subqueries(self.sess, f)?;
+                (Some(e), g)
+            }
+            None => (None, false),
+        };
+        let guessed = guessed || stand_ins;
+        if s.from.is_empty() {
+            let no_columns = Scope::default();
+            let impossible = match &filter {
+                Some(f) if is_constant(f) => {
+                    let f = crate::coercion::annotate(f, &no_columns)?;
+                    eval(&f, self.sess)?.to_bool() != Some(true)
+                }
+                _ => false,
+            };
+            let text = if impossible {
+                "Impossible WHERE"
+            } else {
+                "No tables used"
+            };
+            self.rows.push(Row::message(id, st, text));
+            return Ok(Outer {
+                scope: no_columns,
+                row: Vec::new(),
+                labels: Vec::new(),
+            });
+        }
+        check_unique_aliases(&s.from)?;
+        // What runs over the block's rows after FROM and WHERE (select.rs run_one).
+        let mut after = Vec::new();
+        if !s.group_by.is_empty() || s.distinct {
+            after.push("Using temporary".to_string());
+        }
+        if !s.order_by.is_empty() {
+            after.push("Using filesort".to_string());
+        }
+        if let [FromItem::Table { name, alias }] = s.from.as_slice()
+            && !is_info_schema(self.sess, name)
+        {
+            let h = resolve_table(self.sess, name)?;
+            let alias = alias.clone().unwrap_or_else(|| h.def.name.clone());
+            let scope = Scope {
+                columns: table_scope(&h, &alias),
+            };
+            for item in &s.items {
+                if !matches!(&item.expr, Expr::Column { name, .. } if name == "*") {
+                    let (e, _) = stand_in_subqueries(self.sess, &item.expr)?;
+                    bind(&e, &scope, "field list")?;
+                }
+            }
+            let bound = match &filter {
+                Some(f) => Some(bind(f, &scope, "where clause")?),
+                None => None,
+            };
+            let table = TableRead {
+                h: &h,
+                alias: &alias,
+                scope: &scope,
+                filter: bound.as_ref(),
+                dml: false,
+                guessed,
+            };
+            if let Some(mut row) = self.table_row(&table, id, st)? {
+                if row.access != Some("const") {
+                    row.extra.extend(after);
+                }
+                self.rows.push(row);
+            }
+            return Ok(outer_of(scope, &[(&h, 0)]));
+        }
+        // Joins, derived and information_schema tables: nested loops over inputs
+        // read whole (select.rs relation_of / join), WHERE on the joined rows.
+        let mut leaves = Vec::new();
+        for f in &s.from {
+            join_leaves(self.sess, f, &mut leaves)?;
+        }
+        let where_filters = filter
+            .as_ref()
+            .is_some_and(|f| !constant_true(self.sess, f));
+        let outer = self.join_rows(
+            &leaves,
+            id,
+            |_| st.to_string(),
+            derived,
+            where_filters,
+            after,
+        )?;
+        Ok(outer)
+    }
+
+    /// Rows for tables joined by nested loops, in loop order; `select_type` names each
+    /// table's (UPDATE / DELETE targets differ in multi-table statements).
+    fn join_rows(
+        &mut self,
+        leaves: &[Leaf],
+        id: u64,
+        select_type: impl Fn(&Leaf) -> String,
+        derived: &[(String, u64)],
+        where_filters: bool,
+        after: Vec<String>,
+    ) -> Result<Outer> {
+        let mut scope = Scope::default();
+        let mut tables: Vec<(&TableHandle, usize)> = Vec::new();
+        let last = leaves.len().saturating_sub(1);
+        for (i, leaf) in leaves.iter().enumerate() {
+            let mut row = Row::new(id, &select_type(leaf));
+            row.access = Some("ALL");
+            row.filtered = Some(100.0);
+            match &leaf.source {
+                LeafSource::Base(h) => {
+                    row.table = Some(leaf.alias.clone());
+                    row.rows = Some(table_rows(h));
+                    tables.push((h, scope.columns.len()));
+                    scope.columns.extend(table_scope(h, &leaf.alias));
+                }
+                LeafSource::Derived(cols) => {
+                    let n = derived
+                        .iter()
+                        .find(|(a, _)| *a == leaf.alias)
+                        .map_or(0, |(_, n)| *n);
+                    row.table = Some(format!("<derived{n}>"));
+                    scope.columns.extend(cols.iter().map(|c| ScopeColumn {
+                        table: leaf.alias.clone(),
+                        name: c.clone(),
+                        hidden: false,
+                        text: None,
+                        merged: false,
+                    }));
+                }
+                LeafSource::InfoSchema(name) => {
+                    row.table = Some(leaf.alias.clone());
+                    if let Ok(Some(v)) = super::infoschema::table(self.sess, name) {
+                        scope.columns.extend(v.columns.iter().map(|c| ScopeColumn {
+                            table: leaf.alias.clone(),
+                            name: c.to_string(),
+                            hidden: false,
+                            text: None,
+                            merged: false,
+                        }));
+                    }
+                }
+            }
+            if leaf.condition || (i == last && where_filters) {
+                row.extra.push("Using where".into());
+            }
+            if i > 0 {
+                row.extra.push(JOIN_BUFFER.into());
+            }
+            if i == 0 {
+                row.extra.extend(after.iter().cloned());
+            }
+            self.rows.push(row);
+        }
+        Ok(outer_of(scope, &tables))
+    }
+
+    /// The row of a table read through access.rs (None when the plan found that no
+    /// row can match: the "Impossible WHERE" row is pushed instead).
+    fn table_row(&mut self, t: &TableRead<'_>, id: u64, st: &str) -> Result<Option<Row>> {
+        let conj: Vec<&Expr> = t.filter.map(conjuncts).unwrap_or_default();
+        // A condition on outer columns alone is settled per outer row, not here.
+        let planned: Vec<&Expr> = conj
+            .iter()
+            .copied()
+            .filter(|e| !is_constant(e) || self.outer_params(e).is_empty())
+            .collect();
+        let plan = access::plan_detail(t.h, &planned, self.sess)?;
+        let def = &t.h.def;
+        let mut row = Row::new(id, st);
+        row.table = Some(t.alias.to_string());
+        row.filtered = Some(100.0);
+        if !plan.candidates.is_empty() {
+            let names: Vec<&str> = plan
+                .candidates
+                .iter()
+                .map(|i| def.indexes[*i].name.as_str())
+                .collect();
+            row.possible_keys = Some(names.join(","));
+        }
+        let (index, ranges, point) = match &plan.access {
+            Access::Empty => {
+                self.rows.push(Row::message(id, st, "Impossible WHERE"));
+                return Ok(None);
+            }
+            Access::Full => {
+                row.access = Some("ALL");
+                row.rows = Some(table_rows(t.h));
+                if conj.iter().any(|e| !constant_true(self.sess, e)) {
+                    row.extra.push("Using where".into());
+                }
+                return Ok(Some(row));
+            }
+            Access::Index {
+                index,
+                ranges,
+                point,
+            } => (*index, ranges, *point),
+        };
+        let ix = &def.indexes[index];
+        let used = plan.eq_parts + usize::from(plan.range_part);
+        let key_len: u32 = ix.parts[..used.min(ix.parts.len())]
+            .iter()
+            .map(|p| key_part_len(&def.columns[p.column], p))
+            .sum();
+        row.key = Some(ix.name.clone());
+        row.key_len = Some(key_len.to_string());
+        let one_prefix = plan.eq_single && !plan.range_part && plan.eq_parts > 0;
+        let is_const = !t.dml && point && ranges.len() == 1;
+        row.access = Some(if is_const {
+            "const"
+        } else if one_prefix && !t.dml {
+            "ref"
+        } else {
+            "range"
+        });
+        let mut from_outer = false;
+        if one_prefix {
+            // Each part's value: a constant, an outer column, or an expression.
+            let mut refs = Vec::with_capacity(plan.eq_parts);
+            for p in &ix.parts[..plan.eq_parts] {
+                let mut label = "const".to_string();
+                for e in &conj {
+                    if access::single_equality(t.h, p.column, e, self.sess)? {
+                        label = self.ref_label(e);
+                        break;
+                    }
+                }
+                from_outer |= label != "const";
+                refs.push(label);
+            }
+            row.reference = Some(refs.join(","));
+        }
+        if from_outer && is_const {
+            // A unique key read per outer row: MySQL's eq_ref.
+            row.access = Some("eq_ref");
+        }
+        // Conjuncts the key read does not settle are re-checked on each row.
+        let key_columns: Vec<usize> = ix.parts[..plan.eq_parts]
+            .iter()
+            .filter(|p| p.prefix_chars.is_none())
+            .map(|p| p.column)
+            .collect();
+        let mut residual = false;
+        for e in &conj {
+            let mut settled = constant_true(self.sess, e);
+            for c in &key_columns {
+                settled = settled || access::single_equality(t.h, *c, e, self.sess)?;
+            }
+            residual |= !settled;
+        }
+        let uses_where = if t.dml {
+            !conj.is_empty()
+        } else if is_const {
+            false
+        } else {
+            plan.range_part || !one_prefix || residual
+        };
+        if uses_where {
+            row.extra.push("Using where".into());
+        }
+        if t.guessed {
+            // Stand-in key values: estimate instead of reading.
+            let n = table_rows(t.h);
+            row.rows = Some(if point {
+                ranges.len() as u64
+            } else {
+                (n / 10).max(1)
+            });
+            return Ok(Some(row));
+        }
+        if is_const {
+            return self.const_row(t, &plan.access, row, id, st);
+        }
+        debug_assert!(!from_outer, "outer columns make the plan guessed");
+        let mask = vec![false; def.columns.len()];
+        let mut n = 0u64;
+        self.sess.with_trx(|_, trx| {
+            access::fetch(
+                trx,
+                t.h,
+                &plan.access,
+                Lock::None,
+                false,
+                Some(&mask),
+                &mut |_, _| {
+                    n += 1;
+                    Ok(n < DIVE_ROWS_MAX)
+                },
+            )
+        })?;
+        row.rows = Some(if n >= DIVE_ROWS_MAX {
+            table_rows(t.h).max(n)
+        } else {
+            n.max(1)
+        });
+        Ok(Some(row))
+    }
+
+    /// The parameters of `e` that stand for outer columns.
+    fn outer_params(&self, e: &Expr) -> Vec<usize> {
+        let mut out = Vec::new();
+        bind::visit(e, &mut |x| {
+            if let Expr::Param(i) = x
+                && *i >= self.param_base
+            {
+                out.push(*i);
+            }
+        });
+        out
+    }
+
+    /// EXPLAIN's `ref` for the value an equality `e` gives a key part: `const`, the
+    /// outer column it names (`schema.table.column`), or `func` for an expression
+    /// over outer columns.
+    fn ref_label(&self, e: &Expr) -> String {
+        let params = self.outer_params(e);
+        if params.is_empty() {
+            return "const".into();
+        }
+        let e = match e {
+            Expr::InColl { expr, .. } => expr,
+            e => e,
+        };
+        let lone = match e {
+            Expr::Binary { left, right, .. } => match (&**left, &**right) {
+                (Expr::Param(i), _) | (_, Expr::Param(i)) => Some(*i),
+                _ => None,
+            },
+            _ => None,
+        };
+        match lone.and_then(|i| self.outer_labels.iter().find(|(p, _)| *p == i)) {
+            Some((_, label)) if params.len() == 1 => label.clone(),
+            _ => "func".into(),
+        }
+    }
+
+    /// A const table is read while planning, as MySQL's optimizer reads it.
+    fn const_row(
+        &mut self,
+        t: &TableRead<'_>,
+        acc: &Access,
+        mut row: Row,
+        id: u64,
+        st: &str,
+    ) -> Result<Option<Row>> {
+        let mut found = None;
+        self.sess.with_trx(|_, trx| {
+            access::fetch(trx, t.h, acc, Lock::None, false, None, &mut |_, r| {
+                found = Some(r);
+                Ok(false)
+            })
+        })?;
+        let Some(values) = found else {
+            self.rows
+                .push(Row::message(id, st, "no matching row in const table"));
+            return Ok(None);
+        };
+        if let Some(f) = t.filter
+            && !has_subquery(f)
+        {
+            let mut env = RowEnv {
+                inner: &mut *self.sess,
+                row: &values,
+                scope: Some(t.scope),
+            };
+            if eval(f, &mut env)?.to_bool() != Some(true) {
+                self.rows.push(Row::message(
+                    id,
+                    st,
+                    "Impossible WHERE noticed after reading const tables",
+                ));
+                return Ok(None);
+            }
+        }
+        row.rows = Some(1);
+        Ok(Some(row))
+    }
+
+    /// EXPLAIN INSERT / REPLACE: the target (MySQL shows it as ALL), then the
+    /// SELECT's rows under the same id.
+    fn insert(&mut self, i: &Insert) -> Result<()> {
+        let h = resolve_table(self.sess, &i.table)?;
+        let st = if i.replace { "REPLACE" } else { "INSERT" };
+        self.rows.push(Row {
+            table: Some(h.def.name.clone()),
+            access: Some("ALL"),
+            ..Row::new(1, st)
+        });
+        if let InsertSource::Select(s) = &i.source {
+            self.unit(s, 1, Unit::Top, false)?;
+        }
+        Ok(())
+    }
+
+    fn update(&mut self, u: &Update) -> Result<()> {
+        if super::dml_multi::is_multi_update(u) {
+            let mut leaves = Vec::new();
+            for f in &u.tables {
+                join_leaves(self.sess, f, &mut leaves)?;
+            }
+            check_unique_aliases(&u.tables)?;
+            let targets: Vec<String> = leaves
+                .iter()
+                .filter(|l| {
+                    u.sets.iter().any(|(q, c, _)| match (q, &l.source) {
+                        (Some(q), _) => *q == l.alias,
+                        (None, LeafSource::Base(h)) => h.def.column_index(c).is_some(),
+                        _ => false,
+                    })
+                })
+                .map(|l| l.alias.clone())
+                .collect();
+            return self.multi(&u.tables, &leaves, &targets, "UPDATE", u.filter.as_ref());
+        }
+        let mut exprs: Vec<&Expr> = u.sets.iter().filter_map(|(_, _, e)| e.as_ref()).collect();
+        exprs.extend(u.filter.iter());
+        self.single_dml(&u.tables, u.filter.as_ref(), &u.order_by, "UPDATE", &exprs)
+    }
+
+    fn delete(&mut self, d: &Delete) -> Result<()> {
+        if d.multi {
+            let mut leaves = Vec::new();
+            for f in &d.from {
+                join_leaves(self.sess, f, &mut leaves)?;
+            }
+            check_unique_aliases(&d.from)?;
+            let targets: Vec<String> = d.targets.iter().map(|t| t.name.clone()).collect();
+            return self.multi(&d.from, &leaves, &targets, "DELETE", d.filter.as_ref());
+        }
+        let exprs: Vec<&Expr> = d.filter.iter().collect();
+        self.single_dml(&d.from, d.filter.as_ref(), &d.order_by, "DELETE", &exprs)
+    }
+
+    /// A single-table UPDATE / DELETE: dml.rs target_rows reads through access.rs
+    /// with a locking read, then sorts for ORDER BY.
+    fn single_dml(
+        &mut self,
+        from: &[FromItem],
+        filter: Option<&Expr>,
+        order_by: &[OrderItem],
+        st: &str,
+        exprs: &[&Expr],
+    ) -> Result<()> {
+        let [FromItem::Table { name, alias }] = from else {
+            return Err(KilnError::internal(
+                "a single-table statement with several tables",
+            ));
+        };
+        let h = resolve_table(self.sess, name)?;
+        let alias = alias.clone().unwrap_or_else(|| h.def.name.clone());
+        let scope = Scope {
+            columns: table_scope(&h, &alias),
+        };
+        let (bound, guessed) = match filter {
+            Some(f) => {
+                let (e, g) = stand_in_subqueries(self.sess, f)?;
+                (Some(bind(&e, &scope, "where clause")?), g)
+            }
+            None => (None, false),
+        };
+        let table = TableRead {
+            h: &h,
+            alias: &alias,
+            scope: &scope,
+            filter: bound.as_ref(),
+            dml: true,
+            guessed,
+        };
+        if let Some(mut row) = self.table_row(&table, 1, st)? {
+            if !order_by.is_empty() {
+                row.extra.push("Using filesort".into());
+            }
+            self.rows.push(row);
+        }
+        let mut next_id = 2;
+        for e in exprs {
+            let mut nested = Vec::new();
+            subqueries_of(e, &mut nested);
+            for u in nested {
+                next_id = self.unit(
+                    &u.select,
+                    next_id,
+                    Unit::Subquery { dependent: false },
+                    false,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A multi-table UPDATE / DELETE: dml_multi.rs reads every table whole, joins,
+    /// then filters by WHERE.
+    fn multi(
+        &mut self,
+        from: &[FromItem],
+        leaves: &[Leaf],
+        targets: &[String],
+        st: &str,
+        filter: Option<&Expr>,
+    ) -> Result<()> {
+        let probe = Select {
+            from: from.to_vec(),
+            filter: filter.cloned(),
+            ..Select::empty()
+        };
+        let nested = nested_units(&probe);
+        let (ids, derived, _) = number(&nested, 2);
+        let where_filters = filter.is_some();
+        let name = |l: &Leaf| {
+            if targets.contains(&l.alias) {
+                st.to_string()
+            } else {
+                "SIMPLE".to_string()
+            }
+        };
+        self.join_rows(leaves, 1, name, &derived, where_filters, Vec::new())?;
+        for (u, uid) in nested.iter().zip(ids) {
+            let unit = if u.derived.is_some() {
+                Unit::Derived
+            } else {
+                Unit::Subquery { dependent: false }
+            };
+            self.unit(&u.select, uid, unit, false)?;
+        }
+        Ok(())
+    }
+}
+
+/// A base table read through access.rs.
+struct TableRead<'a> {
+    h: &'a TableHandle,
+    alias: &'a str,
+    scope: &'a Scope,
+    filter: Option<&'a Expr>,
+    /// UPDATE / DELETE (MySQL shows their key reads as `range`, with no const read).
+    dml: bool,
+    /// Key values come from stand-ins for subqueries or outer columns.
+    guessed: bool,
+}
+
+/// A table of a join, in the order the nested loops run.
+struct Leaf {
+    alias: String,
+    source: LeafSource,
+    /// An ON / USING condition is evaluated as this table's rows are joined.
+    condition: bool,
+}
+
+enum LeafSource {
+    Base(std::sync::Arc<TableHandle>),
+    /// A derived table's column names.
+    Derived(Vec<String>),
+    InfoSchema(String),
+}
+
+/// The tables of a FROM item in select.rs's loop order: a join's preserved side (the
+/// left one, the right one of a RIGHT JOIN) is the outer loop.
+fn join_leaves(sess: &mut Session, item: &FromItem, out: &mut Vec<Leaf>) -> Result<()> {
+    match item {
+        FromItem::Table { name, alias } if is_info_schema(sess, name) => out.push(Leaf {
+            alias: alias.clone().unwrap_or_else(|| name.name.clone()),
+            source: LeafSource::InfoSchema(name.name.clone()),
+            condition: false,
+        }),
+        FromItem::Table { name, alias } => {
+            let h = resolve_table(sess, name)?;
+            out.push(Leaf {
+                alias: alias.clone().unwrap_or_else(|| h.def.name.clone()),
+                source: LeafSource::Base(h),
+                condition: false,
+            });
+        }
+        FromItem::Derived { select, alias } => {
+            let columns = if select.from.is_empty() {
+                select.items.iter().map(|i| i.name.clone()).collect()
+            } else {
+                super::columns::describe(sess, select)?
+                    .into_iter()
+                    .map(|c| c.name)
+                    .collect()
+            };
+            out.push(Leaf {
+                alias: alias.clone(),
+                source: LeafSource::Derived(columns),
+                condition: false,
+            });
+        }
+        FromItem::Join {
+            left,
+            right,
+            kind,
+            on,
+            using,
+            natural,
+        } => {
+            let (first, second) = if *kind == JoinKind::Right {
+                (right, left)
+            } else {
+                (left, right)
+            };
+            join_leaves(sess, first, out)?;
+            join_leaves(sess, second, out)?;
+            let cond =
+                on.as_ref().is_some_and(|e| !is_constant(e)) || !using.is_empty() || *natural;
+            if cond && let Some(l) = out.last_mut() {
+                l.condition = true;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The table's row estimate (at least 1, as MySQL's optimizer counts a table).
+fn table_rows(h: &TableHandle) -> u64 {
+    h.rows_estimate.load(Ordering::Relaxed).max(1) as u64
+}
+
+/// A constant that is true: a conjunct the executor's check never rejects a row by.
+fn constant_true(sess: &mut Session, e: &Expr) -> bool {
+    is_constant(e) && eval(e, sess).is_ok_and(|v| v.to_bool() == Some(true))
+}
+
+/// Whether a subquery names columns its own tables do not have (then it runs per
+/// outer row, correlate.rs). Unknown tables count as correlated: planning it reports
+/// their error.
+fn correlated(sess: &mut Session, sel: &Select) -> bool {
+    escapes(sess, sel, &[])
+}
+
+/// Whether `sel` refers to a column outside `enclosing` and its own FROM tables.
+fn escapes(sess: &mut Session, sel: &Select, enclosing: &[(String, Vec<String>)]) -> bool {
+    let mut names = enclosing.to_vec();
+    super::correlate::inner_names(sess, &sel.from, &mut names);
+    let aliases: Vec<String> = sel.items.iter().map(|i| i.name.clone()).collect();
+    let mut exprs: Vec<&Expr> = sel.items.iter().map(|i| &i.expr).collect();
+    exprs.extend(sel.filter.iter());
+    exprs.extend(sel.group_by.iter());
+    exprs.extend(sel.having.iter());
+    exprs.extend(sel.order_by.iter().map(|o| &o.expr));
+    fn ons<'a>(f: &'a FromItem, out: &mut Vec<&'a Expr>) {
+        if let FromItem::Join {
+            left, right, on, ..
+        } = f
+        {
+            ons(left, out);
+            ons(right, out);
+            out.extend(on.iter());
+        }
+    }
+    for f in &sel.from {
+        ons(f, &mut exprs);
+    }
+    let mut escaped = false;
+    for e in exprs {
+        bind::visit(e, &mut |x| match x {
+            Expr::Column { qualifier, name } if name != "*" => {
+                let inner = match qualifier {
+                    Some(q) => {
+                        let q = q.rsplit('.').next().unwrap_or(q);
+                        names.iter().any(|(a, _)| a == q)
+                    }
+                    None => {
+                        names.iter().any(|(_, cols)| {
+                            cols.iter()
+                                .any(|c| c == "*" || c.eq_ignore_ascii_case(name))
+                        }) || aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+                    }
+                };
+                escaped |= !inner;
+            }
+            Expr::Subquery(s) | Expr::Exists(s) => escaped |= escapes(sess, s, &names),
+            Expr::InSubquery { select, .. } => escaped |= escapes(sess, select, &names),
+            Expr::Quantified(q) => escaped |= escapes(sess, &q.select, &names),
+            _ => {}
+        });
+    }
+    if let Some((_, next)) = &sel.union {
+        escaped |= escapes(sess, next, enclosing);
+    }
+    escaped
+}
+
+/// `e` with its uncorrelated subqueries replaced as select.rs's `run_subqueries`
+/// replaces them, by stand-in values of their result types instead of their results
+/// (EXPLAIN runs no subquery). Returns whether any stand-in value was used.
+fn stand_in_subqueries(sess: &mut Session, e: &Expr) -> Result<(Expr, bool)> {
+    let mut used = false;
+    let out = bind::rewrite(e, &mut |x| match x {
+        Expr::Literal(Value::Bytes(b)) if outer_mark_param(b).is_some() => {
+            Ok(outer_mark_param(b).map(Expr::Param))
+        }
+        Expr::Subquery(sel) if !correlated(sess, sel) => {
+            used = true;
+            let mut row = result_stand_ins(sess, sel, 0)?;
+            Ok(Some(match row.len() {
+                1 => bind::literal(row.remove(0)),
+                _ => Expr::Row(row.into_iter().map(bind::literal).collect()),
+            }))
+        }
+        Expr::Exists(sel) if !correlated(sess, sel) => Ok(Some(bind::literal(Value::Int(1)))),
+        Expr::InSubquery {
+            expr,
+            select,
+            negated,
+        } if !correlated(sess, select) => {
+            used = true;
+            let (expr, _) = stand_in_subqueries(sess, expr)?;
+            let mut list = Vec::new();
+            for k in 0..2 {
+                let mut row = result_stand_ins(sess, select, k)?;
+                list.push(match row.len() {
+                    1 => bind::literal(row.remove(0)),
+                    _ => Expr::Row(row.into_iter().map(bind::literal).collect()),
+                });
+            }
+            Ok(Some(Expr::InList {
+                expr: Box::new(expr),
+                list,
+                negated: *negated,
+            }))
+        }
+        _ => Ok(None),
+    })?;
+    Ok((out, used))
+}
+
+/// Stand-in values for a subquery's result row (variant `k`: distinct values).
+fn result_stand_ins(sess: &mut Session, sel: &Select, k: usize) -> Result<Vec<Value>> {
+    let columns = if sel.from.is_empty() {
+        sel.items
+            .iter()
+            .map(|i| crate::infer::column_for(&i.name, &i.expr))
+            .collect()
+    } else {
+        super::columns::describe(sess, sel)?
+    };
+    Ok(columns.iter().map(|c| kind_stand_in(c, k)).collect())
+}
+
+/// A value of a result column's type.
+fn kind_stand_in(c: &ColumnInfo, k: usize) -> Value {
+    let n = k as i64 + 1;
+    match c.kind {
+        ColumnKind::Tiny
+        | ColumnKind::Short
+        | ColumnKind::Int24
+        | ColumnKind::Long
+        | ColumnKind::LongLong
+        | ColumnKind::Year
+        | ColumnKind::Bit
+        | ColumnKind::Null => {
+            if c.unsigned {
+                Value::UInt(n as u64)
+            } else {
+                Value::Int(n)
+            }
+        }
+        ColumnKind::Float | ColumnKind::Double => Value::Double(n as f64),
+        ColumnKind::NewDecimal => Value::Decimal(n.to_string()),
+        ColumnKind::Date => Value::Str(format!("2000-01-0{n}")),
+        ColumnKind::DateTime | ColumnKind::Timestamp => {
+            Value::Str(format!("2000-01-0{n} 00:00:00"))
+        }
+        ColumnKind::Time => Value::Str(format!("00:00:0{n}")),
+        ColumnKind::Json => Value::Str("{}".into()),
+        ColumnKind::String | ColumnKind::VarString | ColumnKind::Blob if c.binary => {
+            Value::Bytes(vec![b'a' + k as u8])
+        }
+        ColumnKind::String | ColumnKind::VarString | ColumnKind::Blob => {
+            Value::Str(((b'a' + k as u8) as char).to_string())
+        }
+    }
+}
+
+/// A value a column of type `ty` stores as it is.
+fn type_stand_in(ty: &SqlType) -> Value {
+    match ty {
+        SqlType::Int { unsigned: true, .. } => Value::UInt(1),
+        SqlType::Int { .. } | SqlType::Bit(_) | SqlType::Year => Value::Int(1),
+        SqlType::Decimal { .. } => Value::Decimal("1".into()),
+        SqlType::Float { .. } | SqlType::Double { .. } => Value::Double(1.0),
+        SqlType::Char { .. } | SqlType::VarChar { .. } | SqlType::Text { .. } => {
+            Value::Str("a".into())
+        }
+        SqlType::Enum { members, .. } | SqlType::Set { members, .. } => {
+            Value::Str(members.first().cloned().unwrap_or_default())
+        }
+        SqlType::Binary(_) | SqlType::VarBinary(_) | SqlType::Blob(_) => Value::Bytes(vec![b'a']),
+        SqlType::Date => Value::Str("2000-01-01".into()),
+        SqlType::DateTime(_) | SqlType::Timestamp(_) => Value::Str("2000-01-01 00:00:00".into()),
+        SqlType::Time(_) => Value::Str("00:00:01".into()),
+        SqlType::Json => Value::Str("{}".into()),
+    }
+}
+
+/// A block's scope with stand-in values and labels for its columns: base table
+/// columns by their types (`tables`: each table with its first slot), the rest 1.
+fn outer_of(scope: Scope, tables: &[(&TableHandle, usize)]) -> Outer {
+    let mut row = vec![Value::Int(1); scope.columns.len()];
+    let mut labels: Vec<String> = scope
+        .columns
+        .iter()
+        .map(|c| format!("{}.{}", c.table, c.name))
+        .collect();
+    for (h, offset) in tables {
+        for (i, c) in h.def.columns.iter().enumerate() {
+            if let Some(slot) = row.get_mut(offset + i) {
+                *slot = type_stand_in(&c.ty);
+                labels[offset + i] = format!("{}.{}", h.def.schema, labels[offset + i]);
+            }
+        }
+    }
+    Outer { scope, row, labels }
+}
+
+/// Bytes of a collation's widest character (1 for binary strings).
+fn mb_max_len(collation: &str) -> u32 {
+    crate::charset::collation(collation)
+        .and_then(|c| crate::charset::charset(c.charset))
+        .map_or(4, |c| c.max_len_bytes as u32)
+}
+
+/// The key_len MySQL reports for one key part: the part's bytes in MySQL's key
+/// format (integers and temporals at their storage size, DECIMAL packed, strings at
+/// their maximum byte length with 2 length bytes for variable-length ones), plus one
+/// for a nullable column.
+pub fn key_part_len(col: &ColumnDef, part: &IndexPart) -> u32 {
+    let fsp_bytes = |fsp: u32| fsp.div_ceil(2);
+    let chars = |len: u32| part.prefix_chars.map_or(len, |p| p.min(len));
+    let bytes = match &col.ty {
+        SqlType::Int { kind, .. } => match kind {
+            IntKind::Tiny => 1,
+            IntKind::Small => 2,
+            IntKind::Medium => 3,
+            IntKind::Int => 4,
+            IntKind::Big => 8,
+        },
+        SqlType::Decimal {
+            precision, scale, ..
+        } => decimal_bytes(*precision, *scale),
+        SqlType::Float { .. } => 4,
+        SqlType::Double { .. } => 8,
+        SqlType::Bit(n) => n.div_ceil(8),
+        SqlType::Char { len, collation } => chars(*len) * mb_max_len(collation),
+        SqlType::VarChar { len, collation } => chars(*len) * mb_max_len(collation) + 2,
+        SqlType::Binary(len) => chars(*len),
+        SqlType::VarBinary(len) => chars(*len) + 2,
+        SqlType::Text { collation, .. } => {
+            part.prefix_chars.unwrap_or(0) * mb_max_len(collation) + 2
+        }
+        SqlType::Blob(_) | SqlType::Json => part.prefix_chars.unwrap_or(0) + 2,
+        SqlType::Enum { members, .. } => {
+            if members.len() < 256 {
+                1
+            } else {
+                2
+            }
+        }
+        SqlType::Set { members, .. } => match members.len().div_ceil(8) {
+            n @ 0..=4 => n.max(1) as u32,
+            _ => 8,
+        },
+        SqlType::Date => 3,
+        SqlType::Time(fsp) => 3 + fsp_bytes(*fsp),
+        SqlType::DateTime(fsp) => 5 + fsp_bytes(*fsp),
+        SqlType::Timestamp(fsp) => 4 + fsp_bytes(*fsp),
+        SqlType::Year => 1,
+    };
+    bytes + u32::from(col.nullable)
+}
+
+/// Bytes of MySQL's packed DECIMAL(precision, scale): 4 per 9 digits on each side of
+/// the point, fewer for the leftover digits.
+fn decimal_bytes(precision: u32, scale: u32) -> u32 {
+    const LEFTOVER: [u32; 10] = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
+    let side = |digits: u32| digits / 9 * 4 + LEFTOVER[(digits % 9) as usize];
+    side(precision.saturating_sub(scale)) + side(scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::LobSize;
+
+    fn col(ty: SqlType, nullable: bool) -> ColumnDef {
+        ColumnDef {
+            name: "c".into(),
+            ty,
+            nullable,
+            default: None,
+            auto_increment: false,
+            on_update_now: false,
+            comment: None,
+            invisible: false,
+        }
+    }
+
+    fn part(prefix_chars: Option<u32>) -> IndexPart {
+        IndexPart {
+            column: 0,
+            prefix_chars,
+            desc: false,
+        }
+    }
+
+    fn int(kind: IntKind) -> SqlType {
+        SqlType::Int {
+            kind,
+            unsigned: false,
+            zerofill: false,
+            width: None,
+        }
+    }
+
+    fn len(ty: SqlType, nullable: bool, prefix: Option<u32>) -> u32 {
+        key_part_len(&col(ty, nullable), &part(prefix))
+    }
+
+    #[test]
+    fn integers_and_nullability() {
+        assert_eq!(len(int(IntKind::Tiny), false, None), 1);
+        assert_eq!(len(int(IntKind::Small), false, None), 2);
+        assert_eq!(len(int(IntKind::Medium), false, None), 3);
+        assert_eq!(len(int(IntKind::Int), false, None), 4);
+        assert_eq!(len(int(IntKind::Int), true, None), 5);
+        assert_eq!(len(int(IntKind::Big), false, None), 8);
+        assert_eq!(len(int(IntKind::Big), true, None), 9);
+        assert_eq!(len(SqlType::Float { unsigned: false }, false, None), 4);
+        assert_eq!(len(SqlType::Double { unsigned: false }, true, None), 9);
+    }
+
+    #[test]
+    fn strings_by_charset() {
+        let vc = |len, c: &str| SqlType::VarChar {
+            len,
+            collation: c.into(),
+        };
+        let ch = |len, c: &str| SqlType::Char {
+            len,
+            collation: c.into(),
+        };
+        // sysbench's c CHAR(120) / pad CHAR(60) in utf8mb4.
+        assert_eq!(len(ch(120, "utf8mb4_0900_ai_ci"), false, None), 480);
+        assert_eq!(len(ch(60, "utf8mb4_0900_ai_ci"), true, None), 241);
+        assert_eq!(len(vc(40, "utf8mb4_0900_ai_ci"), false, None), 162);
+        assert_eq!(len(vc(40, "utf8mb4_0900_ai_ci"), true, None), 163);
+        assert_eq!(len(vc(40, "utf8mb3_general_ci"), false, None), 122);
+        assert_eq!(len(vc(40, "latin1_swedish_ci"), false, None), 42);
+        assert_eq!(len(vc(255, "utf8mb4_bin"), false, Some(10)), 42);
+        assert_eq!(len(SqlType::Binary(16), false, None), 16);
+        assert_eq!(len(SqlType::VarBinary(16), true, None), 19);
+        let text = SqlType::Text {
+            size: LobSize::Normal,
+            collation: "utf8mb4_0900_ai_ci".into(),
+        };
+        assert_eq!(len(text, false, Some(10)), 42);
+        assert_eq!(len(SqlType::Blob(LobSize::Normal), true, Some(8)), 11);
+    }
+
+    #[test]
+    fn decimals_temporals_enums() {
+        let dec = |precision, scale| SqlType::Decimal {
+            precision,
+            scale,
+            unsigned: false,
+        };
+        assert_eq!(len(dec(10, 2), false, None), 5);
+        assert_eq!(len(dec(10, 0), false, None), 5);
+        assert_eq!(len(dec(18, 9), false, None), 8);
+        assert_eq!(len(dec(65, 30), true, None), 31);
+        assert_eq!(len(SqlType::Date, false, None), 3);
+        assert_eq!(len(SqlType::Date, true, None), 4);
+        assert_eq!(len(SqlType::DateTime(0), false, None), 5);
+        assert_eq!(len(SqlType::DateTime(6), false, None), 8);
+        assert_eq!(len(SqlType::Timestamp(0), false, None), 4);
+        assert_eq!(len(SqlType::Timestamp(3), true, None), 7);
+        assert_eq!(len(SqlType::Time(0), false, None), 3);
+        assert_eq!(len(SqlType::Year, false, None), 1);
+        let members = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>();
+        let e = |n| SqlType::Enum {
+            members: members(n),
+            collation: "utf8mb4_0900_ai_ci".into(),
+        };
+        let s = |n| SqlType::Set {
+            members: members(n),
+            collation: "utf8mb4_0900_ai_ci".into(),
+        };
+        assert_eq!(len(e(3), false, None), 1);
+        assert_eq!(len(e(300), false, None), 2);
+        assert_eq!(len(s(3), false, None), 1);
+        assert_eq!(len(s(9), false, None), 2);
+        assert_eq!(len(s(40), false, None), 8);
+        assert_eq!(len(SqlType::Bit(1), false, None), 1);
+        assert_eq!(len(SqlType::Bit(9), false, None), 2);
+    }
+
+    #[test]
+    fn result_columns_match_mysql() {
+        let c = columns();
+        let names: Vec<&str> = c.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "id",
+                "select_type",
+                "table",
+                "partitions",
+                "type",
+                "possible_keys",
+                "key",
+                "key_len",
+                "ref",
+                "rows",
+                "filtered",
+                "Extra"
+            ]
+        );
+        assert_eq!(c[0].kind, ColumnKind::LongLong);
+        assert_eq!(c[9].kind, ColumnKind::LongLong);
+        assert_eq!(c[10].kind, ColumnKind::Double);
+        assert_eq!(c[10].decimals, 2);
+        assert!(c[1..9].iter().all(|c| c.kind == ColumnKind::VarString));
+    }
+
+    #[test]
+    fn filtered_prints_two_decimals() {
+        let r = Row {
+            filtered: Some(100.0),
+            ..Row::new(1, "SIMPLE")
+        };
+        assert_eq!(r.values()[10], Value::Decimal("100.00".into()));
+    }
+}
