@@ -18,6 +18,7 @@ pub mod dml_multi;
 pub mod group;
 pub mod infoschema;
 pub mod join_using;
+pub mod load;
 pub mod select;
 pub mod show;
 pub mod union_types;
