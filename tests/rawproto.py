@@ -5,6 +5,7 @@ import socket
 import struct
 
 CLIENT_LONG_PASSWORD = 1
+CLIENT_LOCAL_FILES = 0x80
 CLIENT_PROTOCOL_41 = 0x200
 CLIENT_SECURE_CONNECTION = 0x8000
 CLIENT_PLUGIN_AUTH = 0x80000
@@ -110,10 +111,9 @@ LOGIN_CAPS = (
 )
 
 
-def login_root(port, timeout=10):
+def login_root(port, timeout=10, caps=LOGIN_CAPS):
     """Logs in as root with an empty password; returns the socket, ready for commands."""
     s, hs = connect(port, timeout)
-    caps = LOGIN_CAPS
     body = struct.pack("<IIB", caps, 16 * 1024 * 1024, 45) + b"\0" * 23
     body += b"root\0" + b"\0" + hs["plugin"].encode() + b"\0"
     write_packet(s, 1, body)

@@ -197,6 +197,10 @@ errors! {
     ER_WRONG_NAME_FOR_INDEX = (1280, "42000", "Incorrect index name '%s'");
     ER_LOCK_NOWAIT = (3572, "HY000", "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.");
     ER_YES = (1003, "HY000", "YES");
+    EE_FILENOTFOUND = (29, "HY000", "File '%s' not found (OS errno %d - %s)");
+    ER_WARN_TOO_FEW_RECORDS = (1261, "01000", "Row %ld doesn't contain data for all columns");
+    ER_WARN_TOO_MANY_RECORDS = (1262, "01000", "Row %ld was truncated; it contained more data than there were input columns");
+    ER_CLIENT_LOCAL_FILES_DISABLED = (3948, "42000", "Loading local data is disabled; this must be enabled on both the client and server sides");
 }
 
 /// An error raised anywhere in kiln, ready to be sent to a client as an ERR packet.

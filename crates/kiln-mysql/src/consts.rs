@@ -33,8 +33,10 @@ pub mod cap {
     pub const QUERY_ATTRIBUTES: u32 = 1 << 27;
 
     /// What kiln offers. Compression, query attributes and optional metadata are not
-    /// offered (clients then never use them); LOCAL_FILES arrives with LOAD DATA.
+    /// offered (clients then never use them). LOCAL_FILES is always offered, as MySQL
+    /// does; the server variable `local_infile` is checked at each LOAD DATA LOCAL.
     pub const SERVER_DEFAULT: u32 = LONG_PASSWORD
+        | LOCAL_FILES
         | FOUND_ROWS
         | LONG_FLAG
         | CONNECT_WITH_DB

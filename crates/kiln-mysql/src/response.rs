@@ -114,6 +114,14 @@ pub fn put_err(out: &mut BytesMut, code: u16, sqlstate: &[u8; 5], message: &str)
     out.put_slice(m);
 }
 
+/// Appends a LOCAL INFILE request (LOAD DATA LOCAL): 0xFB and the file name, as the
+/// statement wrote it. The client answers with the file's bytes in packets of any
+/// size and an empty packet at the end (an empty packet alone when it refuses).
+pub fn put_local_infile_request(out: &mut BytesMut, file_name: &[u8]) {
+    out.put_u8(0xFB);
+    out.put_slice(file_name);
+}
+
 /// Appends an EOF payload (only for clients without CLIENT_DEPRECATE_EOF).
 pub fn put_eof(out: &mut BytesMut, warnings: u16, status: u16) {
     out.put_u8(0xFE);

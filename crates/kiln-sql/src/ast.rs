@@ -299,6 +299,34 @@ pub struct Insert {
     pub row_alias: Option<String>,
 }
 
+/// `LOAD DATA [LOCAL] INFILE 'file' [REPLACE | IGNORE] INTO TABLE t ...`
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadData {
+    pub local: bool,
+    pub file: String,
+    pub replace: bool,
+    pub ignore: bool,
+    pub table: TableName,
+    /// CHARACTER SET of the file (None: character_set_database).
+    pub charset: Option<String>,
+    pub format: crate::loadsplit::Format,
+    /// ENCLOSED BY or ESCAPED BY was given more than one byte (1083 at run time).
+    pub wrong_terminators: bool,
+    /// IGNORE n LINES.
+    pub ignore_lines: u64,
+    /// The column / @variable list (empty: every visible column).
+    pub targets: Vec<LoadTarget>,
+    /// `SET col = expr | DEFAULT, ...`
+    pub sets: Vec<(String, Option<Expr>)>,
+}
+
+/// Where one input field goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoadTarget {
+    Column(String),
+    Var(String),
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Update {
     pub tables: Vec<FromItem>,
@@ -546,6 +574,7 @@ pub enum TxAccess {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stmt {
     Select(Box<Select>),
+    LoadData(Box<LoadData>),
     Do(Vec<Expr>),
     Set(Vec<(SetTarget, SetValue)>),
     SetNames {

@@ -14,6 +14,7 @@ pub mod functions;
 pub mod infer;
 pub mod json;
 pub mod lexer;
+pub mod loadsplit;
 pub mod numeric;
 pub mod parse;
 mod privcheck;

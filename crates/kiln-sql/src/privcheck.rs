@@ -94,6 +94,29 @@ pub(crate) fn check(sess: &mut Session, stmt: &Stmt) -> Result<()> {
             i.on_duplicate.iter().for_each(|(_, e)| c.expr(e));
             c.finish()
         }
+        Stmt::LoadData(ld) => {
+            // A server-side file needs FILE, which MySQL reports as 1045.
+            if !ld.local && !p.global_has(FILE) {
+                return Err(KilnError::new(
+                    ErrorKind::ER_ACCESS_DENIED_ERROR,
+                    &[
+                        &c.sess.account.0,
+                        &c.sess.account.1,
+                        &if p.has_password { "YES" } else { "NO" },
+                    ],
+                ));
+            }
+            let mut need = INSERT;
+            if ld.replace {
+                need |= DELETE;
+            }
+            c.table(&ld.table, need);
+            ld.sets
+                .iter()
+                .filter_map(|(_, e)| e.as_ref())
+                .for_each(|e| c.expr(e));
+            c.finish()
+        }
         Stmt::Update(u) => c.update(u),
         Stmt::Delete(d) => c.delete(d),
         Stmt::CreateDatabase { name, .. } => c.db(name, CREATE),

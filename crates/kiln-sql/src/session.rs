@@ -319,6 +319,9 @@ impl Session {
     pub fn prepare(&mut self, sql: &str) -> Result<(Parsed, Vec<ColumnInfo>)> {
         self.begin_statement(false);
         let parsed = parse_one(sql, self.no_backslash_escapes())?;
+        if matches!(parsed.stmt, Stmt::LoadData(_)) {
+            return Err(ErrorKind::ER_UNSUPPORTED_PS.into());
+        }
         let columns = match &parsed.stmt {
             Stmt::Select(s) if !s.from.is_empty() => crate::exec::columns::describe(self, s)?,
             Stmt::Select(s) => s
@@ -408,6 +411,16 @@ impl Session {
 
     /// Runs one parsed statement with bound parameters.
     pub fn execute(&mut self, parsed: &Parsed, params: Vec<Value>) -> Result<Outcome> {
+        self.execute_with_infile(parsed, params, &mut crate::exec::load::NoLocalInfile)
+    }
+
+    /// `execute`, with the client connection's side of LOAD DATA LOCAL.
+    pub fn execute_with_infile(
+        &mut self,
+        parsed: &Parsed,
+        params: Vec<Value>,
+        infile: &mut dyn crate::exec::load::LocalInfile,
+    ) -> Result<Outcome> {
         let keeps = matches!(
             parsed.stmt,
             Stmt::Show {
@@ -432,7 +445,7 @@ impl Session {
         crate::status::record(com);
         // TIMESTAMP values cross the session time zone in the row codec.
         let zone = crate::timestamp_zone::enter_session(self);
-        let r = self.dispatch(&parsed.stmt);
+        let r = self.dispatch(&parsed.stmt, infile);
         drop(zone);
         let r = self.end_statement(r);
         self.params.clear();
@@ -447,7 +460,11 @@ impl Session {
         r
     }
 
-    fn dispatch(&mut self, stmt: &Stmt) -> Result<Outcome> {
+    fn dispatch(
+        &mut self,
+        stmt: &Stmt,
+        infile: &mut dyn crate::exec::load::LocalInfile,
+    ) -> Result<Outcome> {
         crate::privcheck::check(self, stmt)?;
         if is_implicit_commit(stmt) {
             self.commit_current()?;
@@ -458,6 +475,7 @@ impl Session {
         match stmt {
             Stmt::Select(s) => crate::exec::select::run(self, s).map(Outcome::Rows),
             Stmt::Insert(i) => crate::exec::dml::insert(self, i),
+            Stmt::LoadData(ld) => crate::exec::load::load_data(self, ld, infile),
             Stmt::Update(u) => crate::exec::dml::update(self, u),
             Stmt::Delete(d) => crate::exec::dml::delete(self, d),
             Stmt::CreateDatabase {
@@ -867,6 +885,7 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
                 "insert"
             }
         }
+        Stmt::LoadData(_) => "load",
         Stmt::Update(u) if crate::exec::dml_multi::is_multi_update(u) => "update_multi",
         Stmt::Update(_) => "update",
         Stmt::Delete(d) if d.multi => "delete_multi",

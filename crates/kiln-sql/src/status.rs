@@ -27,6 +27,7 @@ pub const COM_NAMES: &[&str] = &[
     "insert",
     "insert_select",
     "kill",
+    "load",
     "lock_tables",
     "release_savepoint",
     "rename_table",

@@ -333,6 +333,7 @@ pub static VARS: &[SysVar] = &[
     v("read_only", Global, Bool, "OFF", 0, "Refuse writes from non-admin users"),
     v("read_rnd_buffer_size", Both, u(1, 2147483647), "262144", 0, "Buffer for reading rows in sorted order"),
     v("require_secure_transport", Global, Bool, "OFF", 0, "Refuse TCP connections without TLS"),
+    v("secure_file_priv", Global, Str, "NULL", READ_ONLY | NULLABLE, "Directory LOAD DATA INFILE may read from ('': anywhere; NULL, the default: none)"),
     v("server_id", Global, u(0, U32_MAX), "1", 0, "Server id for replication"),
     v("session_track_gtids", Both, Type::Enum(&["OFF", "OWN_GTID", "ALL_GTIDS"]), "OFF", 0, "GTIDs reported in OK packets"),
     v("session_track_schema", Both, Bool, "ON", 0, "Report default-database changes in OK packets"),
@@ -444,6 +445,9 @@ fn truncated(var: &SysVar, shown: &str) -> Diagnostic {
 /// The typed value of a default or option string (no range checks: those come from
 /// `check`). Used for the compiled defaults, which the tests check are all valid.
 fn parse_literal(var: &SysVar, text: &str) -> Value {
+    if var.flags & NULLABLE != 0 && text == "NULL" {
+        return Value::Null;
+    }
     match var.ty {
         Type::Bool => Value::Int(matches!(
             text.to_ascii_uppercase().as_str(),

@@ -23,6 +23,7 @@ use kiln_sql::value::Value;
 
 use super::Peer;
 use super::encode;
+use super::infile::ClientInfile;
 use super::io::{PacketIo, ReadError};
 use crate::errlog;
 use crate::server::{ConnShared, Server};
@@ -418,7 +419,17 @@ fn query(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, sql: &[u8]
     let n = statements.len();
     for (i, (parsed, _src)) in statements.iter().enumerate() {
         let more = i + 1 < n;
-        match conn.session.execute(parsed, Vec::new()) {
+        // LOAD DATA LOCAL reads the file from the client inside the statement.
+        let mut infile = ClientInfile::new(io, conn.caps & cap::LOCAL_FILES != 0);
+        let r = conn
+            .session
+            .execute_with_infile(parsed, Vec::new(), &mut infile);
+        if !infile.finish() {
+            server.stats.aborted_clients.inc();
+            note(conn, "Got an error reading communication packets");
+            return Flow::Close;
+        }
+        match r {
             Ok(outcome) => {
                 if send_outcome(io, conn, &outcome, false, more).is_err() {
                     return Flow::Close;
@@ -433,7 +444,6 @@ fn query(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, sql: &[u8]
             return Flow::Close;
         }
     }
-    let _ = server;
     Flow::Continue
 }
 

@@ -6,6 +6,7 @@
 pub mod auth;
 pub mod command;
 pub mod encode;
+pub mod infile;
 pub mod io;
 
 use std::sync::Arc;

@@ -32,7 +32,7 @@ fn scope_of(h: &TableHandle, alias: &str) -> Scope {
 }
 
 /// The implicit default of a NOT NULL column without DEFAULT (non-strict mode).
-fn implicit_default(h: &TableHandle, col: usize) -> Value {
+pub(crate) fn implicit_default(h: &TableHandle, col: usize) -> Value {
     use crate::types::SqlType as T;
     match &h.def.columns[col].ty {
         T::Int { .. } | T::Year => Value::Int(0),
@@ -100,6 +100,42 @@ pub(crate) fn default_functions(sess: &mut Session, h: &TableHandle, e: &Expr) -
     })
 }
 
+/// The right side of `SET col = expr` (UPDATE, LOAD DATA) bound to the table's row:
+/// subqueries run, DEFAULT(col) replaced; None stays None (`= DEFAULT`).
+pub(crate) fn bind_assignment(
+    sess: &mut Session,
+    h: &TableHandle,
+    scope: &Scope,
+    e: Option<&Expr>,
+) -> Result<Option<Expr>> {
+    let Some(e) = e else { return Ok(None) };
+    let e = run_subqueries(sess, e)?;
+    let e = default_functions(sess, h, &e)?;
+    Ok(Some(bind(&e, scope, "field list")?))
+}
+
+/// The value `SET col = e` gives column `c` of `row` (`= DEFAULT` when `e` is None).
+pub(crate) fn eval_assignment(
+    sess: &mut Session,
+    h: &TableHandle,
+    row: &[Value],
+    c: usize,
+    e: Option<&Expr>,
+    strict: bool,
+) -> Result<Value> {
+    match e {
+        Some(e) => eval(
+            e,
+            &mut RowEnv {
+                inner: &mut *sess,
+                row,
+                scope: None,
+            },
+        ),
+        None => default_of(sess, h, c, strict),
+    }
+}
+
 /// Converts a full row of values to the columns' types and checks NOT NULL.
 /// `null_is_error`: NULL into a NOT NULL column is error 1048 (strict mode, and a
 /// single-row INSERT in any mode); otherwise it is warning 1048 and the column's
@@ -112,7 +148,6 @@ pub(crate) fn convert_row(
     null_is_error: bool,
     row_no: u64,
 ) -> Result<()> {
-    let mut warnings = Vec::new();
     for (i, c) in h.def.columns.iter().enumerate() {
         if row[i].is_null() {
             if !c.nullable {
@@ -125,22 +160,37 @@ pub(crate) fn convert_row(
             }
             continue;
         }
-        row[i] = store(
-            &c.ty,
-            &c.name,
-            &row[i],
-            StoreMode {
-                strict,
-                row: row_no,
-            },
-            &mut warnings,
-        )?;
+        row[i] = store_column(sess, h, i, &row[i], strict, row_no)?;
     }
+    Ok(())
+}
+
+/// `v` stored into column `c` (`types::store`), its warnings and notes recorded.
+pub(crate) fn store_column(
+    sess: &mut Session,
+    h: &TableHandle,
+    c: usize,
+    v: &Value,
+    strict: bool,
+    row_no: u64,
+) -> Result<Value> {
+    let col = &h.def.columns[c];
+    let mut warnings = Vec::new();
+    let stored = store(
+        &col.ty,
+        &col.name,
+        v,
+        StoreMode {
+            strict,
+            row: row_no,
+        },
+        &mut warnings,
+    )?;
     for w in warnings {
         let level = if w.note { Level::Note } else { Level::Warning };
         sess.warn(level, w.code, w.message);
     }
-    Ok(())
+    Ok(stored)
 }
 
 /// The stored value of AUTO_INCREMENT column `ac` of a converted row; the counter is
@@ -353,7 +403,6 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
     if !matches!(ins.source, InsertSource::Select(_)) {
         sess.check_division_by_zero(diag_before, strict)?;
     }
-    let no_auto_on_zero = sess.sql_mode_has("NO_AUTO_VALUE_ON_ZERO");
     let scope = scope_of(&h, &h.def.name);
     let on_dup: Vec<(usize, Expr)> = ins
         .on_duplicate
@@ -368,19 +417,22 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
             ))
         })
         .collect::<Result<_>>()?;
+    let dup_mode = if ins.replace {
+        OnDup::Replace
+    } else if !on_dup.is_empty() {
+        OnDup::Update
+    } else if ins.ignore {
+        OnDup::Ignore
+    } else {
+        OnDup::Error
+    };
+    let mut writer = RowInserter::new(sess, h.clone(), strict, dup_mode);
     let auto_col = h.auto_increment_column();
     let found_rows = sess.client_found_rows;
     sess.with_statement(|sess| {
         sess.with_trx(|sess, trx| {
             let (mut affected, mut dups) = (0u64, 0u64);
             let records = rows.len();
-            // The auto-increment counter to log once the rows are in (before the
-            // commit, so a committed row never has an id above the persisted counter).
-            let mut persist_next = 0u64;
-            // The id the OK packet reports when none was generated: the last explicit
-            // value stored into the AUTO_INCREMENT column (mysql_insert_id()).
-            let mut explicit_id: Option<u64> = None;
-            let mut first_auto: Option<u64> = None;
             for (n, given) in rows.into_iter().enumerate() {
                 let row_no = n as u64 + 1;
                 let mut row: Vec<Value> = vec![Value::Null; ncol];
@@ -402,110 +454,44 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                         row[c] = default_of(sess, &h, c, strict)?;
                     }
                 }
-                if let Some(ac) = auto_col {
-                    let v = &row[ac];
-                    let zero = !no_auto_on_zero && v.to_i64() == Some(0) && !v.is_null();
-                    if v.is_null() || zero {
-                        let id = h.auto_inc_take(1);
-                        persist_next = persist_next.max(id + 1);
-                        row[ac] = Value::UInt(id);
-                        first_auto.get_or_insert(id);
-                    }
-                }
-                convert_row(sess, &h, &mut row, strict, single_row, row_no)?;
-                if let Some(ac) = auto_col {
-                    let (explicit, persist) = settle_auto_value(&h, &row, ac);
-                    persist_next = persist_next.max(persist);
-                    if first_auto.is_none() {
-                        explicit_id = Some(explicit);
-                    }
-                }
-                let pk = primary_key(&h, &row);
-                let bytes = encode(&h, &row);
-                let sp = trx.savepoint();
-                match trx.table_insert(&h.storage, &pk, &bytes) {
-                    Ok(()) => {
-                        affected += 1;
-                        h.rows_estimate
-                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    Err(TrxError::DuplicateKey) => {
-                        trx.rollback_to(sp).map_err(trx_error)?;
-                        let Some((index, opk, old)) = find_conflict(trx, &h, &row, &pk)? else {
-                            return Err(KilnError::new(
-                                ErrorKind::ER_DUP_ENTRY,
-                                &[&"", &"PRIMARY"],
-                            ));
-                        };
+                match writer.write(sess, trx, &mut row, row_no, single_row)? {
+                    Wrote::Inserted => affected += 1,
+                    Wrote::Replaced { deleted } => {
+                        affected += deleted + 1;
                         dups += 1;
-                        if ins.replace {
-                            // Delete the conflicting rows, then insert (maybe more than one
-                            // conflicts: repeat).
-                            let mut tries = 0;
-                            let mut conflict = Some((index, opk, old));
-                            while let Some((_, opk, _)) = conflict {
-                                trx.table_delete(&h.storage, &opk).map_err(trx_error)?;
-                                affected += 1;
-                                tries += 1;
-                                if tries > h.def.indexes.len() + 1 {
-                                    return Err(duplicate_error(&h, index, &row));
-                                }
-                                match trx.table_insert(&h.storage, &pk, &bytes) {
-                                    Ok(()) => {
-                                        affected += 1;
-                                        conflict = None;
-                                    }
-                                    Err(TrxError::DuplicateKey) => {
-                                        conflict = find_conflict(trx, &h, &row, &pk)?;
-                                        if conflict.is_none() {
-                                            return Err(duplicate_error(&h, index, &row));
-                                        }
-                                    }
-                                    Err(e) => return Err(trx_error(e)),
-                                }
-                            }
-                        } else if !on_dup.is_empty() {
-                            // Evaluate the assignments over [old row ‖ new row].
-                            let mut newrow = old.clone();
-                            for (c, e) in &on_dup {
-                                let ctx: Vec<Value> =
-                                    newrow.iter().cloned().chain(row.iter().cloned()).collect();
-                                let mut re = RowEnv {
-                                    inner: &mut *sess,
-                                    row: &ctx,
-                                    scope: None,
-                                };
-                                newrow[*c] = eval(e, &mut re)?;
-                            }
-                            convert_row(sess, &h, &mut newrow, strict, false, row_no)?;
-                            let changed = newrow.iter().zip(&old).any(|(a, b)| !same_value(a, b));
-                            if changed {
-                                apply_update(trx, &h, &opk, &newrow)?;
-                                affected += 2;
-                            } else if found_rows {
-                                affected += 1;
-                            }
-                            if let Some(ac) = auto_col
-                                && let Some(id) = newrow[ac].to_i64()
-                            {
-                                sess.set_last_insert_id_for_dup(id as u64);
-                            }
-                        } else if ins.ignore {
-                            let e = duplicate_error(&h, index, &row);
-                            sess.warn(Level::Warning, e.code, e.message);
-                        } else {
-                            return Err(duplicate_error(&h, index, &row));
+                    }
+                    Wrote::Ignored => dups += 1,
+                    Wrote::Conflict { opk, old } => {
+                        dups += 1;
+                        // ON DUPLICATE KEY UPDATE: the assignments over [old row ‖ new row].
+                        let mut newrow = old.clone();
+                        for (c, e) in &on_dup {
+                            let ctx: Vec<Value> =
+                                newrow.iter().cloned().chain(row.iter().cloned()).collect();
+                            let mut re = RowEnv {
+                                inner: &mut *sess,
+                                row: &ctx,
+                                scope: None,
+                            };
+                            newrow[*c] = eval(e, &mut re)?;
+                        }
+                        convert_row(sess, &h, &mut newrow, strict, false, row_no)?;
+                        let changed = newrow.iter().zip(&old).any(|(a, b)| !same_value(a, b));
+                        if changed {
+                            apply_update(trx, &h, &opk, &newrow)?;
+                            affected += 2;
+                        } else if found_rows {
+                            affected += 1;
+                        }
+                        if let Some(ac) = auto_col
+                            && let Some(id) = newrow[ac].to_i64()
+                        {
+                            sess.set_last_insert_id_for_dup(id as u64);
                         }
                     }
-                    Err(e) => return Err(trx_error(e)),
                 }
             }
-            if persist_next > 0 {
-                sess.persist_auto_inc(&h, persist_next)?;
-            }
-            if let Some(id) = first_auto {
-                sess.set_last_insert_id(id);
-            }
+            let last_insert_id = writer.finish(sess)?;
             let info = if multi {
                 format!(
                     "Records: {records}  Duplicates: {dups}  Warnings: {}",
@@ -516,11 +502,180 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
             };
             Ok(Outcome::Ok {
                 affected_rows: affected,
-                last_insert_id: first_auto.or(explicit_id).unwrap_or(0),
+                last_insert_id,
                 info,
             })
         })
     })
+}
+
+/// What a row with a duplicate key does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OnDup {
+    /// Error 1062 (the statement fails).
+    Error,
+    /// Skip the row with warning 1062 (INSERT IGNORE, LOAD DATA IGNORE / LOCAL).
+    Ignore,
+    /// Delete the conflicting rows, then insert (REPLACE).
+    Replace,
+    /// Hand the conflicting row back (ON DUPLICATE KEY UPDATE).
+    Update,
+}
+
+/// What writing one row did.
+pub(crate) enum Wrote {
+    Inserted,
+    /// REPLACE: `deleted` conflicting rows went first.
+    Replaced {
+        deleted: u64,
+    },
+    /// A duplicate skipped (warning 1062 given).
+    Ignored,
+    /// `OnDup::Update`: the conflicting row (its primary key, its values).
+    Conflict {
+        opk: Vec<u8>,
+        old: Vec<Value>,
+    },
+}
+
+/// Inserts full rows one at a time — AUTO_INCREMENT values, conversion to the column
+/// types, the insert and the duplicate-key rule — for INSERT / REPLACE and LOAD DATA.
+/// `finish` persists the auto-increment counter and sets LAST_INSERT_ID().
+pub(crate) struct RowInserter {
+    h: Arc<TableHandle>,
+    auto_col: Option<usize>,
+    no_auto_on_zero: bool,
+    strict: bool,
+    on_dup: OnDup,
+    /// The auto-increment counter to log once the rows are in (before the commit, so
+    /// a committed row never has an id above the persisted counter).
+    persist_next: u64,
+    /// The first generated id (LAST_INSERT_ID()).
+    first_auto: Option<u64>,
+    /// The id the OK packet reports when none was generated: the last explicit value
+    /// stored into the AUTO_INCREMENT column (mysql_insert_id()).
+    explicit_id: Option<u64>,
+}
+
+impl RowInserter {
+    pub(crate) fn new(sess: &Session, h: Arc<TableHandle>, strict: bool, on_dup: OnDup) -> Self {
+        RowInserter {
+            auto_col: h.auto_increment_column(),
+            no_auto_on_zero: sess.sql_mode_has("NO_AUTO_VALUE_ON_ZERO"),
+            h,
+            strict,
+            on_dup,
+            persist_next: 0,
+            first_auto: None,
+            explicit_id: None,
+        }
+    }
+
+    /// Writes `row` (one value per column, defaults filled in): generates its
+    /// AUTO_INCREMENT value, converts it (`convert_row`), inserts it and applies the
+    /// duplicate-key rule. `row` is left converted.
+    pub(crate) fn write(
+        &mut self,
+        sess: &mut Session,
+        trx: &mut Trx,
+        row: &mut [Value],
+        row_no: u64,
+        null_is_error: bool,
+    ) -> Result<Wrote> {
+        let h = &*self.h;
+        if let Some(ac) = self.auto_col {
+            let v = &row[ac];
+            let zero = !self.no_auto_on_zero && v.to_i64() == Some(0) && !v.is_null();
+            if v.is_null() || zero {
+                let id = h.auto_inc_take(1);
+                self.persist_next = self.persist_next.max(id + 1);
+                row[ac] = Value::UInt(id);
+                self.first_auto.get_or_insert(id);
+            }
+        }
+        convert_row(sess, h, row, self.strict, null_is_error, row_no)?;
+        if let Some(ac) = self.auto_col {
+            let (explicit, persist) = settle_auto_value(h, row, ac);
+            self.persist_next = self.persist_next.max(persist);
+            if self.first_auto.is_none() {
+                self.explicit_id = Some(explicit);
+            }
+        }
+        let pk = primary_key(h, row);
+        let bytes = encode(h, row);
+        let sp = trx.savepoint();
+        match trx.table_insert(&h.storage, &pk, &bytes) {
+            Ok(()) => {
+                h.rows_estimate
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return Ok(Wrote::Inserted);
+            }
+            Err(TrxError::DuplicateKey) => {}
+            Err(e) => return Err(trx_error(e)),
+        }
+        trx.rollback_to(sp).map_err(trx_error)?;
+        let Some((index, opk, old)) = find_conflict(trx, h, row, &pk)? else {
+            return Err(KilnError::new(ErrorKind::ER_DUP_ENTRY, &[&"", &"PRIMARY"]));
+        };
+        match self.on_dup {
+            OnDup::Error => Err(duplicate_error(h, index, row)),
+            OnDup::Ignore => {
+                let e = duplicate_error(h, index, row);
+                sess.warn(Level::Warning, e.code, e.message);
+                Ok(Wrote::Ignored)
+            }
+            OnDup::Update => Ok(Wrote::Conflict { opk, old }),
+            OnDup::Replace => {
+                // MySQL updates the row in place when the clash is on the last unique
+                // key; a row that stays the same then counts as neither deleted nor
+                // changed.
+                let last_unique = h.def.indexes[index + 1..]
+                    .iter()
+                    .all(|ix| !matches!(ix.kind, IndexKindDef::Unique | IndexKindDef::Primary));
+                if last_unique
+                    && old.len() == row.len()
+                    && old.iter().zip(row.iter()).all(|(a, b)| same_value(a, b))
+                {
+                    return Ok(Wrote::Replaced { deleted: 0 });
+                }
+                // Delete the conflicting rows, then insert (more than one may conflict:
+                // repeat).
+                let mut deleted = 0u64;
+                let mut conflict = Some(opk);
+                while let Some(opk) = conflict {
+                    trx.table_delete(&h.storage, &opk).map_err(trx_error)?;
+                    deleted += 1;
+                    if deleted > h.def.indexes.len() as u64 + 1 {
+                        return Err(duplicate_error(h, index, row));
+                    }
+                    match trx.table_insert(&h.storage, &pk, &bytes) {
+                        Ok(()) => conflict = None,
+                        Err(TrxError::DuplicateKey) => {
+                            conflict = find_conflict(trx, h, row, &pk)?.map(|(_, opk, _)| opk);
+                            if conflict.is_none() {
+                                return Err(duplicate_error(h, index, row));
+                            }
+                        }
+                        Err(e) => return Err(trx_error(e)),
+                    }
+                }
+                Ok(Wrote::Replaced { deleted })
+            }
+        }
+    }
+
+    /// After the last row: persists the auto-increment counter, sets LAST_INSERT_ID()
+    /// when ids were generated, and returns the id the OK packet reports.
+    pub(crate) fn finish(&mut self, sess: &mut Session) -> Result<u64> {
+        if self.persist_next > 0 {
+            sess.persist_auto_inc(&self.h, self.persist_next)?;
+            self.persist_next = 0;
+        }
+        if let Some(id) = self.first_auto {
+            sess.set_last_insert_id(id);
+        }
+        Ok(self.first_auto.or(self.explicit_id).unwrap_or(0))
+    }
 }
 
 /// ON DUPLICATE KEY UPDATE expressions see the old row (slots 0..n) and, through
@@ -744,15 +899,7 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             .def
             .column_index(c)
             .ok_or_else(|| KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&c, &"field list"]))?;
-        let e = match e {
-            Some(e) => {
-                let e = run_subqueries(sess, e)?;
-                let e = default_functions(sess, &h, &e)?;
-                Some(bind(&e, &scope, "field list")?)
-            }
-            None => None,
-        };
-        sets.push((i, e));
+        sets.push((i, bind_assignment(sess, &h, &scope, e.as_ref())?));
     }
     let mut exprs: Vec<Option<&Expr>> = vec![u.filter.as_ref()];
     exprs.extend(u.sets.iter().map(|(_, _, e)| e.as_ref()));
@@ -774,17 +921,7 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             let mut new = old.clone();
             let mut assigned = vec![false; new.len()];
             for (c, e) in &sets {
-                new[*c] = match e {
-                    Some(e) => {
-                        let mut re = RowEnv {
-                            inner: &mut *sess,
-                            row: &new,
-                            scope: None,
-                        };
-                        eval(e, &mut re)?
-                    }
-                    None => default_of(sess, &h, *c, strict)?,
-                };
+                new[*c] = eval_assignment(sess, &h, &new, *c, e.as_ref(), strict)?;
                 assigned[*c] = true;
             }
             sess.check_division_by_zero(0, strict)?;

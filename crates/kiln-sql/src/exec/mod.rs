@@ -19,6 +19,7 @@ pub mod explain;
 pub mod group;
 pub mod infoschema;
 pub mod join_using;
+pub mod load;
 pub mod select;
 pub mod show;
 pub mod union_types;

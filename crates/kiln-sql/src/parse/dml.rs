@@ -69,21 +69,7 @@ impl<'a> Parser<'a> {
             }
             InsertSource::Values(rows)
         } else if self.eat_kw("SET") {
-            let mut sets = Vec::new();
-            loop {
-                let c = self.column_name()?;
-                self.expect_op("=")?;
-                let v = if self.bare_default() {
-                    None
-                } else {
-                    Some(self.expr()?)
-                };
-                sets.push((c, v));
-                if !self.eat_op(",") {
-                    break;
-                }
-            }
-            InsertSource::Set(sets)
+            InsertSource::Set(self.assignments()?)
         } else if self.is_kw("SELECT") || self.is_op("(") {
             InsertSource::Select(Box::new(self.select()?))
         } else {
@@ -130,6 +116,144 @@ impl<'a> Parser<'a> {
     }
 
     /// `DEFAULT` as a value (not the function `DEFAULT(col)`): consumed if present.
+    /// LOAD DATA (docs/sql.md, exec/load.rs).
+    pub(super) fn load_data(&mut self) -> Result<Stmt> {
+        self.expect_kw("LOAD")?;
+        self.expect_kw("DATA")?;
+        let _ = self.eat_kw("LOW_PRIORITY") || self.eat_kw("CONCURRENT");
+        let local = self.eat_kw("LOCAL");
+        self.expect_kw("INFILE")?;
+        let file = self.string()?;
+        let replace = self.eat_kw("REPLACE");
+        let ignore = !replace && self.eat_kw("IGNORE");
+        self.expect_kw("INTO")?;
+        self.expect_kw("TABLE")?;
+        let table = self.table_name()?;
+        let mut charset = None;
+        if self.eat_kw("CHARACTER") {
+            self.expect_kw("SET")?;
+            charset = Some(self.ident_or_string()?);
+        } else if self.eat_kw("CHARSET") {
+            charset = Some(self.ident_or_string()?);
+        }
+        let mut format = crate::loadsplit::Format::default();
+        let mut wrong_terminators = false;
+        if self.eat_kw("FIELDS") || self.eat_kw("COLUMNS") {
+            let mut any = false;
+            loop {
+                if self.eat_kw("TERMINATED") {
+                    self.expect_kw("BY")?;
+                    format.field_term = self.string_bytes()?;
+                } else if self.is_kw("OPTIONALLY") || self.is_kw("ENCLOSED") {
+                    self.eat_kw("OPTIONALLY");
+                    self.expect_kw("ENCLOSED")?;
+                    self.expect_kw("BY")?;
+                    let s = self.string_bytes()?;
+                    wrong_terminators |= s.len() > 1;
+                    format.enclosed = s.first().copied();
+                } else if self.eat_kw("ESCAPED") {
+                    self.expect_kw("BY")?;
+                    let s = self.string_bytes()?;
+                    wrong_terminators |= s.len() > 1;
+                    format.escaped = s.first().copied();
+                } else if any {
+                    break;
+                } else {
+                    return Err(self.error());
+                }
+                any = true;
+            }
+        }
+        if self.eat_kw("LINES") {
+            let mut any = false;
+            loop {
+                if self.eat_kw("TERMINATED") {
+                    self.expect_kw("BY")?;
+                    format.line_term = self.string_bytes()?;
+                } else if self.eat_kw("STARTING") {
+                    self.expect_kw("BY")?;
+                    format.line_start = self.string_bytes()?;
+                } else if any {
+                    break;
+                } else {
+                    return Err(self.error());
+                }
+                any = true;
+            }
+        }
+        let mut ignore_lines = 0;
+        if self.eat_kw("IGNORE") {
+            ignore_lines = self.u64_literal()?;
+            if !self.eat_kw("LINES") {
+                self.expect_kw("ROWS")?;
+            }
+        }
+        let mut targets = Vec::new();
+        if self.eat_op("(") && !self.eat_op(")") {
+            loop {
+                if let Tok::UserVar(v) = &self.peek().tok {
+                    let v = v.to_string();
+                    self.bump();
+                    targets.push(LoadTarget::Var(v));
+                } else {
+                    targets.push(LoadTarget::Column(self.column_name()?));
+                }
+                if !self.eat_op(",") {
+                    break;
+                }
+            }
+            self.expect_op(")")?;
+        }
+        let sets = if self.eat_kw("SET") {
+            self.assignments()?
+        } else {
+            Vec::new()
+        };
+        Ok(Stmt::LoadData(Box::new(LoadData {
+            local,
+            file,
+            replace,
+            ignore,
+            table,
+            charset,
+            format,
+            wrong_terminators,
+            ignore_lines,
+            targets,
+            sets,
+        })))
+    }
+
+    /// A string literal's bytes as written (escapes resolved, no charset applied).
+    fn string_bytes(&mut self) -> Result<Vec<u8>> {
+        match &self.peek().tok {
+            Tok::Str(s) => {
+                let s = s.to_vec();
+                self.bump();
+                Ok(s)
+            }
+            _ => Err(self.error()),
+        }
+    }
+
+    /// `col = expr | DEFAULT, ...` (INSERT ... SET, LOAD DATA ... SET).
+    fn assignments(&mut self) -> Result<Vec<(String, Option<Expr>)>> {
+        let mut sets = Vec::new();
+        loop {
+            let c = self.column_name()?;
+            self.expect_op("=")?;
+            let v = if self.bare_default() {
+                None
+            } else {
+                Some(self.expr()?)
+            };
+            sets.push((c, v));
+            if !self.eat_op(",") {
+                return Ok(sets);
+            }
+        }
+    }
+
     fn bare_default(&mut self) -> bool {
         if self.is_kw("DEFAULT") && !matches!(self.peek_at(1), Tok::Op("(")) {
             self.bump();

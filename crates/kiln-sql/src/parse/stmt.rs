@@ -93,6 +93,7 @@ impl<'a> Parser<'a> {
                 Ok(Stmt::ReleaseSavepoint(self.ident()?))
             }
             "INSERT" | "REPLACE" => self.insert(),
+            "LOAD" if self.is_kw_at(1, "DATA") => self.load_data(),
             "UPDATE" => self.update(),
             "DELETE" => self.delete(),
             "TRUNCATE" => {
