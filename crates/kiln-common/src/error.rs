@@ -56,6 +56,7 @@ errors! {
     ER_MULTIPLE_PRI_KEY = (1068, "42000", "Multiple primary key defined");
     ER_TOO_LONG_IDENT = (1059, "42000", "Identifier name '%s' is too long");
     ER_WRONG_VALUE_COUNT_ON_ROW = (1136, "21S01", "Column count doesn't match value count at row %lu");
+    ER_CANT_REOPEN_TABLE = (1137, "HY000", "Can't reopen table: '%s'");
     ER_NO_SUCH_THREAD = (1094, "HY000", "Unknown thread id: %lu");
     ER_KILL_DENIED_ERROR = (1095, "HY000", "You are not owner of thread %lu");
     ER_NO_TABLES_USED = (1096, "HY000", "No tables used");

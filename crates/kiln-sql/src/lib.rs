@@ -28,6 +28,7 @@ mod session_trx;
 pub mod show;
 pub mod status;
 pub mod sysvar;
+pub mod temp_tables;
 pub mod temporal_store;
 pub mod timestamp_zone;
 pub mod types;

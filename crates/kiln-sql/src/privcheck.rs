@@ -122,11 +122,22 @@ pub(crate) fn check(sess: &mut Session, stmt: &Stmt) -> Result<()> {
         Stmt::CreateDatabase { name, .. } => c.db(name, CREATE),
         Stmt::DropDatabase { name, .. } => c.db(name, DROP),
         Stmt::CreateTable(ct) => {
-            let mut need = CREATE;
-            if ct.as_select.is_some() {
-                need |= INSERT;
+            if ct.temporary {
+                // MySQL: CREATE TEMPORARY TABLES on the database, and nothing else on
+                // the new table (not even INSERT for ... SELECT).
+                let db = ct.name.schema.as_ref().or(c.sess.database.as_ref());
+                if let Some(db) = db
+                    && p.on_db(db) & CREATE_TEMPORARY_TABLES == 0
+                {
+                    return Err(db_denied(c.sess, db));
+                }
+            } else {
+                let mut need = CREATE;
+                if ct.as_select.is_some() {
+                    need |= INSERT;
+                }
+                c.needs.push(base_need(c.sess, &ct.name, need));
             }
-            c.table(&ct.name, need);
             if let Some(l) = &ct.like {
                 c.table(l, SELECT);
             }
@@ -135,6 +146,10 @@ pub(crate) fn check(sess: &mut Session, stmt: &Stmt) -> Result<()> {
             }
             c.finish()
         }
+        // DROP TEMPORARY TABLE drops only the session's own tables: nothing to check.
+        Stmt::DropTable {
+            temporary: true, ..
+        } => Ok(()),
         Stmt::DropTable { names, .. } => {
             names.iter().for_each(|n| c.table(n, DROP));
             c.finish()
@@ -144,9 +159,10 @@ pub(crate) fn check(sess: &mut Session, stmt: &Stmt) -> Result<()> {
             c.finish()
         }
         Stmt::RenameTable(pairs) => {
+            // RENAME TABLE works on base tables only (MySQL), temporary ones or not.
             for (from, to) in pairs {
-                c.table(from, ALTER | DROP);
-                c.table(to, CREATE | INSERT);
+                c.needs.push(base_need(c.sess, from, ALTER | DROP));
+                c.needs.push(base_need(c.sess, to, CREATE | INSERT));
             }
             c.finish()
         }
@@ -154,6 +170,7 @@ pub(crate) fn check(sess: &mut Session, stmt: &Stmt) -> Result<()> {
             c.table(table, INDEX);
             c.finish()
         }
+        Stmt::AlterTable { table, .. } if c.sess.temp_table_of(table).is_some() => Ok(()),
         Stmt::AlterTable { table, ops } => {
             let mut need = ALTER;
             for op in ops {
@@ -232,9 +249,19 @@ struct Need {
 }
 
 /// The table a name refers to, in the session's current database when unqualified;
-/// None when there is none (the statement fails with 1046 later) or for
-/// information_schema (open to all; its rows are filtered).
+/// None when there is none (the statement fails with 1046 later), for
+/// information_schema (open to all; its rows are filtered), and for the session's
+/// temporary tables (MySQL checks nothing on them once created).
 fn need_of(sess: &Session, name: &TableName, privs: PrivSet) -> Option<Need> {
+    if sess.temp_table_of(name).is_some() {
+        return None;
+    }
+    base_need(sess, name, privs)
+}
+
+/// `need_of` for a name that denotes a base table even where a temporary table of the
+/// session shadows it (CREATE TABLE's new table, RENAME TABLE).
+fn base_need(sess: &Session, name: &TableName, privs: PrivSet) -> Option<Need> {
     let db = name.schema.as_ref().or(sess.database.as_ref())?;
     if db.eq_ignore_ascii_case(crate::exec::infoschema::SCHEMA) {
         return None;

@@ -213,6 +213,8 @@ pub struct Session {
     /// The account's privileges as of `privs_generation` (see `Session::privileges`).
     pub(crate) privs: Option<Arc<Privileges>>,
     pub(crate) privs_generation: u64,
+    /// The session's TEMPORARY tables (temp_tables.rs).
+    pub(crate) temp: crate::temp_tables::TempTables,
 }
 
 /// Session variables the statement path reads, parsed once.
@@ -277,6 +279,7 @@ impl Session {
             var_cache: None,
             privs: None,
             privs_generation: 0,
+            temp: Default::default(),
         }
     }
 
@@ -295,6 +298,9 @@ impl Session {
         self.diagnostics_total = 0;
         self.last_insert_id = 0;
         self.end_transaction(false);
+        // Temporary tables go, as MySQL's mysql_reset_connection / COM_CHANGE_USER
+        // drop them (after the transaction, whose undo may name them).
+        self.drop_temp_tables();
         self.row_count = -1;
         // mysql_reset_connection releases GET_LOCK locks too.
         crate::userlock::locks().release_all(self.connection_id);
@@ -466,6 +472,7 @@ impl Session {
         infile: &mut dyn crate::exec::load::LocalInfile,
     ) -> Result<Outcome> {
         crate::privcheck::check(self, stmt)?;
+        self.check_reopen(stmt)?;
         if is_implicit_commit(stmt) {
             self.commit_current()?;
         }
@@ -495,8 +502,10 @@ impl Session {
             }
             Stmt::CreateTable(ct) => crate::exec::ddl::create_table(self, ct),
             Stmt::DropTable {
-                names, if_exists, ..
-            } => crate::exec::ddl::drop_tables(self, names, *if_exists),
+                names,
+                if_exists,
+                temporary,
+            } => crate::exec::ddl::drop_tables(self, names, *if_exists, *temporary),
             Stmt::TruncateTable(t) => crate::exec::ddl::truncate(self, t),
             Stmt::RenameTable(pairs) => crate::exec::ddl::rename(self, pairs),
             Stmt::CreateIndex { table, spec } => {
@@ -813,13 +822,17 @@ fn is_truthy_setting(v: &Value) -> bool {
 
 /// The Com_xxx counter a statement increments.
 /// Statements that commit the current transaction first (MySQL's implicit commit).
+/// CREATE / DROP TEMPORARY TABLE do not (MySQL 8.0); ALTER / TRUNCATE of a temporary
+/// table and a DROP TABLE without TEMPORARY do.
 fn is_implicit_commit(stmt: &Stmt) -> bool {
     matches!(
         stmt,
         Stmt::CreateDatabase { .. }
             | Stmt::DropDatabase { .. }
-            | Stmt::CreateTable(_)
-            | Stmt::DropTable { .. }
+            | Stmt::DropTable {
+                temporary: false,
+                ..
+            }
             | Stmt::TruncateTable(_)
             | Stmt::RenameTable(_)
             | Stmt::CreateIndex { .. }
@@ -827,7 +840,8 @@ fn is_implicit_commit(stmt: &Stmt) -> bool {
             | Stmt::AlterTable { .. }
             | Stmt::LockTables
             | Stmt::UnlockTables
-    ) || is_account_statement(stmt)
+    ) || matches!(stmt, Stmt::CreateTable(ct) if !ct.temporary)
+        || is_account_statement(stmt)
 }
 
 /// CREATE/ALTER/DROP/RENAME USER, SET PASSWORD, GRANT, REVOKE (session_acl.rs).
@@ -1055,10 +1069,13 @@ impl Env for Session {
 }
 
 /// A session's end (the connection closed, killed or lost) releases its user-level
-/// locks (GET_LOCK), as in MySQL.
+/// locks (GET_LOCK) and drops its temporary tables, as in MySQL: the open transaction
+/// is rolled back first (its undo may name the temporary tables).
 impl Drop for Session {
     fn drop(&mut self) {
         crate::userlock::locks().release_all(self.connection_id);
+        self.end_transaction(false);
+        self.drop_temp_tables();
     }
 }
 

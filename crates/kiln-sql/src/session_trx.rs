@@ -370,6 +370,10 @@ impl Session {
     }
 
     pub(crate) fn persist_auto_inc(&self, h: &TableHandle, next: u64) -> Result<()> {
+        if h.temporary {
+            // Nothing of a temporary table outlives the server.
+            return Ok(());
+        }
         self.dict()?.persist_auto_inc(h.def.id, next)
     }
 

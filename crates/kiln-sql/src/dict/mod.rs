@@ -22,6 +22,8 @@
 //! the point at which the DDL happened. A crash before it leaves a tablespace no record
 //! names: `open` drops such orphans. DROP commits the record's deletion first and
 //! drops the tablespace after (again an orphan if the crash comes between).
+//! Tablespaces under `#innodb_temp/` belong to session TEMPORARY tables
+//! (temp_tables.rs), which no record names and no restart keeps: `open` drops them.
 //!
 //! Readers never lock: the catalog is an immutable `Arc<Catalog>` replaced whole by
 //! each DDL; a session keeps its copy and refreshes it when the global version (one
@@ -310,12 +312,16 @@ impl Dictionary {
         let fresh = cat.databases.is_empty();
         trx.commit().map_err(storage_error)?;
         drop(guard);
-        // Orphaned table spaces (a CREATE that never committed, a DROP cut short).
+        // Orphaned table spaces (a CREATE that never committed, a DROP cut short), and
+        // every TEMPORARY table's: no session survives a restart.
         for (id, path) in self.engine.spaces().map_err(storage_error)? {
-            if path.starts_with("tables/") && !used_spaces.contains(&id) {
-                self.engine.drop_space(id).map_err(storage_error)?;
+            let orphan = path.starts_with("tables/") && !used_spaces.contains(&id);
+            if orphan || path.starts_with(crate::temp_tables::TEMP_SPACE_PREFIX) {
+                // Purge may already be at work in it (history from before the restart).
+                self.te.drop_space(id).map_err(storage_error)?;
             }
         }
+        crate::temp_tables::remove_leftover_files(self.engine.dir());
         *self.catalog.write() = Arc::new(cat);
         if fresh {
             for name in SYSTEM_DATABASES {
@@ -428,7 +434,7 @@ impl Dictionary {
         Ok(dropped.map(|tables| {
             let n = tables.len();
             for t in tables {
-                t.release_space(&self.engine, &self.te);
+                t.release_space(&self.te);
             }
             n
         }))
@@ -454,10 +460,14 @@ impl Dictionary {
                 .map_err(storage_error)?;
         }
         def.id = id;
-        let space = self
-            .engine
-            .create_space(&format!("tables/{id:010}.ibd"))
-            .map_err(storage_error)?;
+        self.create_storage(def, &format!("tables/{id:010}.ibd"))
+    }
+
+    /// Creates tablespace `rel_path` with an empty tree for each of `def`'s indexes
+    /// (fills in `space_id` and the index ids). Tables of the dictionary and session
+    /// TEMPORARY tables (temp_tables.rs) alike.
+    pub(crate) fn create_storage(&self, def: &mut TableDef, rel_path: &str) -> Result<()> {
+        let space = self.engine.create_space(rel_path).map_err(storage_error)?;
         def.space_id = space.id;
         for (i, ix) in def.indexes.iter_mut().enumerate() {
             ix.id = if i == 0 {
@@ -536,7 +546,7 @@ impl Dictionary {
         })?;
         for t in dropped {
             let _ = self.auto_inc.delete(&auto_inc_key(t.def.id));
-            t.release_space(&self.engine, &self.te);
+            t.release_space(&self.te);
         }
         Ok(missing)
     }
@@ -575,7 +585,7 @@ impl Dictionary {
                 self.allocate(trx, &mut def)?;
                 let h = TableHandle::open(&self.engine, &self.te, def.clone(), 0)?;
                 if let Err(e) = fill(trx, &old, &h) {
-                    h.release_space(&self.engine, &self.te);
+                    h.release_space(&self.te);
                     return Err(e);
                 }
                 h
@@ -597,7 +607,7 @@ impl Dictionary {
             Ok(if rebuild { Some(old) } else { None })
         })?;
         if let Some(old) = old_to_release {
-            old.release_space(&self.engine, &self.te);
+            old.release_space(&self.te);
         }
         Ok(())
     }

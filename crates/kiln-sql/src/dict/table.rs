@@ -62,7 +62,10 @@ pub struct TableHandle {
     /// Rows, roughly (inserts minus deletes since open, plus the count at open).
     pub rows_estimate: AtomicI64,
     /// Set by DROP: the tablespace goes when the last user lets go of the handle.
-    release: Mutex<Option<(Arc<Engine>, Arc<TrxEngine>)>>,
+    release: Mutex<Option<Arc<TrxEngine>>>,
+    /// A session's TEMPORARY table (temp_tables.rs): in no dictionary record, its
+    /// auto-increment counter is not persisted, and privileges are not checked on it.
+    pub temporary: bool,
 }
 
 impl TableHandle {
@@ -162,6 +165,7 @@ impl TableHandle {
             auto_next: AtomicU64::new(1),
             rows_estimate: AtomicI64::new(0),
             release: Mutex::new(None),
+            temporary: false,
             def,
         };
         if let Some(col) = auto_col {
@@ -227,17 +231,17 @@ impl TableHandle {
     }
 
     /// Marks the tablespace for removal once the last user drops the handle.
-    pub fn release_space(&self, engine: &Arc<Engine>, te: &Arc<TrxEngine>) {
-        *self.release.lock() = Some((engine.clone(), te.clone()));
+    pub fn release_space(&self, te: &Arc<TrxEngine>) {
+        *self.release.lock() = Some(te.clone());
     }
 }
 
 impl Drop for TableHandle {
     fn drop(&mut self) {
-        if let Some((engine, te)) = self.release.lock().take() {
-            te.forget_space(self.def.space_id);
-            // A failure leaves an orphan the next start removes.
-            let _ = engine.drop_space(self.def.space_id);
+        if let Some(te) = self.release.lock().take() {
+            // Waits for purge and rollback to leave the tablespace. A failure leaves
+            // an orphan the next start removes.
+            let _ = te.drop_space(self.def.space_id);
         }
     }
 }

@@ -272,7 +272,7 @@ pub fn alter(sess: &mut Session, name: &TableName, ops: &[AlterOp]) -> Result<Ou
     let strict = sess.strict_mode();
     let auto_next = h.auto_inc_peek();
     let mut copied = 0u64;
-    sess.dict()?.replace_table(
+    sess.replace_table(
         &schema,
         &name.name,
         rebuild,
@@ -326,10 +326,9 @@ pub(crate) fn add_indexes_in_place(
     // the column definitions stay the old ones.
     def.columns = h.def.columns.clone();
     def.indexes = finish_indexes(&def.columns, def.indexes)?;
-    let dict = sess.dict()?;
-    let engine = dict.engine.clone();
+    let engine = sess.dict()?.engine.clone();
     let name = h.def.name.clone();
-    dict.replace_table(
+    sess.replace_table(
         schema,
         &name,
         false,

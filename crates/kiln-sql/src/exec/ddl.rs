@@ -507,12 +507,6 @@ pub(crate) fn add_index(
 pub fn create_table(sess: &mut Session, ct: &CreateTable) -> Result<Outcome> {
     let schema = schema_of(sess, &ct.name)?;
     check_name(&ct.name.name, ErrorKind::ER_WRONG_TABLE_NAME)?;
-    if ct.temporary {
-        return Err(KilnError::new(
-            ErrorKind::ER_NOT_SUPPORTED_YET,
-            &[&"TEMPORARY tables"],
-        ));
-    }
     if let Some(e) = &ct.options.engine
         && !["innodb", "kiln", "memory", "myisam"].contains(&e.to_ascii_lowercase().as_str())
     {
@@ -523,7 +517,14 @@ pub fn create_table(sess: &mut Session, ct: &CreateTable) -> Result<Outcome> {
         .database(&schema)
         .cloned()
         .ok_or_else(|| KilnError::new(ErrorKind::ER_BAD_DB_ERROR, &[&schema]))?;
-    if cat.table(&schema, &ct.name.name).is_some() {
+    // A temporary table may take a base table's name (and shadows it); a base table
+    // may take a temporary table's.
+    let exists = if ct.temporary {
+        sess.temp.get(&schema, &ct.name.name).is_some()
+    } else {
+        cat.table(&schema, &ct.name.name).is_some()
+    };
+    if exists {
         if ct.if_not_exists {
             let e = KilnError::new(ErrorKind::ER_TABLE_EXISTS_ERROR, &[&ct.name.name]);
             sess.note(e.code, e.message);
@@ -535,12 +536,15 @@ pub fn create_table(sess: &mut Session, ct: &CreateTable) -> Result<Outcome> {
         ));
     }
     if let Some(like) = &ct.like {
+        if like.name == ct.name.name && schema_of(sess, like)? == schema {
+            return Err(KilnError::new(ErrorKind::ER_NONUNIQ_TABLE, &[&like.name]));
+        }
         let src = super::select::resolve_table(sess, like)?;
         let mut def = src.def.clone();
         def.schema = schema;
         def.name = ct.name.name.clone();
         def.auto_increment_start = 0;
-        sess.dict()?.create_table(def, ct.if_not_exists)?;
+        store_new_table(sess, ct, def)?;
         return Ok(Outcome::ok());
     }
     let (charset, collation) = resolve_charset(
@@ -671,7 +675,7 @@ pub fn create_table(sess: &mut Session, ct: &CreateTable) -> Result<Outcome> {
         created_unix_secs: (kiln_common::time::unix_micros_now() / 1_000_000) as u64,
         auto_increment_start: ct.options.auto_increment.unwrap_or(0),
     };
-    sess.dict()?.create_table(def, ct.if_not_exists)?;
+    store_new_table(sess, ct, def)?;
     if let Some(rows) = select_rows {
         let n = rows.rows.len();
         let names: Vec<String> = rows.columns.iter().map(|c| c.name.clone()).collect();
@@ -692,8 +696,16 @@ pub fn create_table(sess: &mut Session, ct: &CreateTable) -> Result<Outcome> {
             on_duplicate: Vec::new(),
             row_alias: None,
         };
-        if n > 0 {
-            super::dml::insert(sess, &ins)?;
+        if n > 0
+            && let Err(e) = super::dml::insert(sess, &ins)
+        {
+            // A temporary table is not left behind half filled (MySQL 8.0's CREATE
+            // ... SELECT is atomic).
+            if ct.temporary {
+                let schema = ins.table.schema.as_deref().unwrap_or("");
+                sess.drop_temp_table(schema, &ct.name.name);
+            }
+            return Err(e);
         }
         return Ok(Outcome::Ok {
             affected_rows: n as u64,
@@ -702,6 +714,15 @@ pub fn create_table(sess: &mut Session, ct: &CreateTable) -> Result<Outcome> {
         });
     }
     Ok(Outcome::ok())
+}
+
+/// Creates the checked definition: a session temporary table, or a dictionary table.
+fn store_new_table(sess: &mut Session, ct: &CreateTable, def: TableDef) -> Result<()> {
+    if ct.temporary {
+        sess.create_temp_table(def)
+    } else {
+        sess.dict()?.create_table(def, ct.if_not_exists).map(|_| ())
+    }
 }
 
 fn type_from_result(c: &crate::result::ColumnInfo, collation: &str) -> SqlType {
@@ -738,12 +759,53 @@ fn type_from_result(c: &crate::result::ColumnInfo, collation: &str) -> SqlType {
     }
 }
 
-pub fn drop_tables(sess: &mut Session, names: &[TableName], if_exists: bool) -> Result<Outcome> {
-    let mut full = Vec::with_capacity(names.len());
+/// DROP [TEMPORARY] TABLE: a name the session has a temporary table of drops that;
+/// the other names are base tables (none with TEMPORARY). Every name is checked before
+/// anything is dropped (1051 naming the missing ones; notes with IF EXISTS).
+pub fn drop_tables(
+    sess: &mut Session,
+    names: &[TableName],
+    if_exists: bool,
+    temporary: bool,
+) -> Result<Outcome> {
+    let mut temps = Vec::new();
+    let mut bases = Vec::with_capacity(names.len());
     for n in names {
-        full.push((schema_of(sess, n)?, n.name.clone()));
+        let key = (schema_of(sess, n)?, n.name.clone());
+        if sess.temp.get(&key.0, &key.1).is_some() {
+            if !temps.contains(&key) {
+                temps.push(key);
+            }
+        } else {
+            bases.push(key);
+        }
     }
-    let missing = sess.dict()?.drop_tables(&full, if_exists)?;
+    let missing: Vec<String> = if temporary {
+        std::mem::take(&mut bases)
+            .iter()
+            .map(|(s, n)| format!("{s}.{n}"))
+            .collect()
+    } else {
+        let cat = sess.catalog()?;
+        bases
+            .iter()
+            .filter(|(s, n)| cat.table(s, n).is_none())
+            .map(|(s, n)| format!("{s}.{n}"))
+            .collect()
+    };
+    if !missing.is_empty() && !if_exists {
+        return Err(KilnError::new(
+            ErrorKind::ER_BAD_TABLE_ERROR,
+            &[&missing.join(",")],
+        ));
+    }
+    for (s, n) in &temps {
+        sess.drop_temp_table(s, n);
+    }
+    let mut missing = missing;
+    if !bases.is_empty() {
+        missing = sess.dict()?.drop_tables(&bases, if_exists)?;
+    }
     for m in missing {
         let e = KilnError::new(ErrorKind::ER_BAD_TABLE_ERROR, &[&m]);
         sess.note(e.code, e.message);
@@ -753,7 +815,7 @@ pub fn drop_tables(sess: &mut Session, names: &[TableName], if_exists: bool) -> 
 
 pub fn truncate(sess: &mut Session, name: &TableName) -> Result<Outcome> {
     let schema = schema_of(sess, name)?;
-    sess.dict()?.replace_table(
+    sess.replace_table(
         &schema,
         &name.name,
         true,

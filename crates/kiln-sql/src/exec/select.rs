@@ -163,13 +163,17 @@ fn uncorrelated(r: Result<Rows>) -> Result<Option<Rows>> {
     }
 }
 
-/// Resolves a table name in the session's catalog (1046 / 1146).
+/// Resolves a table name: the session's temporary table of that name, else the
+/// catalog's table (1046 / 1146).
 pub fn resolve_table(sess: &mut Session, name: &TableName) -> Result<Arc<TableHandle>> {
     let schema = match (&name.schema, &sess.database) {
         (Some(s), _) => s.clone(),
         (None, Some(d)) => d.clone(),
         (None, None) => return Err(ErrorKind::ER_NO_DB_ERROR.into()),
     };
+    if let Some(h) = sess.temp.get(&schema, &name.name) {
+        return Ok(h.clone());
+    }
     let cat = sess.catalog()?;
     cat.table(&schema, &name.name)
         .cloned()

@@ -91,12 +91,13 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
         ShowKind::Index(table) => indexes(sess, table)?,
         ShowKind::CreateTable(table) => {
             let h = super::select::resolve_table(sess, table)?;
+            let mut ddl = create_table_text(&h.def, h.auto_inc_peek());
+            if h.temporary {
+                ddl.replace_range(.."CREATE TABLE".len(), "CREATE TEMPORARY TABLE");
+            }
             (
                 vec![text("Table"), ColumnInfo::text("Create Table", 1024)],
-                vec![vec![
-                    s(h.def.name.clone()),
-                    s(create_table_text(&h.def, h.auto_inc_peek())),
-                ]],
+                vec![vec![s(h.def.name.clone()), s(ddl)]],
             )
         }
         ShowKind::CreateDatabase(name) => {

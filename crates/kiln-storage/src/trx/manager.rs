@@ -100,6 +100,10 @@ pub struct TrxEngine {
     meta: BTree,
     rsegs: Vec<Arc<BTree>>,
     trees: RwLock<HashMap<(u32, u64), Arc<BTree>>>,
+    /// Held shared by purge and rollback around each undo record they apply, and
+    /// exclusively by `drop_space`: a tablespace is never dropped under a page they
+    /// have pinned, and once it is gone they skip its records (`tree_if_exists`).
+    drop_gate: RwLock<()>,
     /// Committed transactions whose undo awaits purge, oldest commit first:
     /// (CSN, trx id). The history list.
     history: Mutex<BinaryHeap<Reverse<(u64, u64)>>>,
@@ -206,6 +210,7 @@ impl TrxEngine {
             meta,
             rsegs,
             trees: RwLock::new(HashMap::new()),
+            drop_gate: RwLock::new(()),
             // Committed before the restart: every view sees them (CSN 0).
             history: Mutex::new(committed.into_iter().map(|t| Reverse((0, t))).collect()),
             recovering: Mutex::new(Vec::new()),
@@ -307,6 +312,20 @@ impl TrxEngine {
     /// Forgets the trees of a tablespace that is being dropped (DROP TABLE).
     pub fn forget_space(&self, space: u32) {
         self.trees.write().retain(|(sp, _), _| *sp != space);
+    }
+
+    /// Drops tablespace `space` (DROP TABLE, a temporary table's end) once no purge
+    /// or rollback is applying an undo record in it; later ones skip its records.
+    /// The caller guarantees that no statement uses its trees any more.
+    pub fn drop_space(&self, space: u32) -> Result<(), crate::engine::StorageError> {
+        let _no_undo_work = self.drop_gate.write();
+        self.forget_space(space);
+        self.engine.drop_space(space)
+    }
+
+    /// The shared side of `drop_gate`, for one undo record's work.
+    pub(crate) fn undo_work(&self) -> parking_lot::RwLockReadGuard<'_, ()> {
+        self.drop_gate.read()
     }
 
     /// The tree (space, index), or None if its tablespace has been dropped: undo of a
@@ -469,6 +488,7 @@ impl TrxEngine {
     fn purge_trx(&self, trx: u64) -> TrxResult<()> {
         let rseg = self.rseg(trx);
         for (no, rec) in self.undo_records(trx)? {
+            let _gate = self.undo_work();
             if rec.kind == undo::Kind::DeleteMark
                 && let Some(tree) = self.tree_if_exists(rec.space, rec.index)?
             {

@@ -151,6 +151,7 @@ pub struct Trx {
 /// Undoes one change of transaction `trx` (rollback, recovery). Idempotent: the entry
 /// is touched only if it still carries this change.
 pub(crate) fn undo_one(te: &TrxEngine, trx: u64, no: u64, rec: &UndoRec) -> TrxResult<()> {
+    let _gate = te.undo_work();
     let Some(tree) = te.tree_if_exists(rec.space, rec.index)? else {
         return Ok(()); // the table has been dropped since
     };
