@@ -1,4 +1,5 @@
-//! Model-based property test: random sequences of insert / upsert / delete / get /
+//! Model-based property test: random sequences of insert / upsert / delete / get (and
+//! the insert probe) /
 //! forward and backward range scans, with key and value sizes from tiny to overflow,
 //! against a `BTreeMap`, with clean restarts and simulated crashes (unsynced writes
 //! dropped or torn) in the middle.
@@ -8,7 +9,7 @@ mod common;
 use std::ops::Bound;
 
 use common::*;
-use kiln_storage::btree::TreeError;
+use kiln_storage::btree::{Probe, TreeError};
 use kiln_storage::io::mem::{CrashMode, MemVfs};
 use proptest::prelude::*;
 
@@ -98,6 +99,13 @@ proptest! {
                 Op::Get(k) => {
                     let k = key(k);
                     prop_assert_eq!(t.get(&k).unwrap(), model.get(&k).cloned());
+                    // probe: the entry's presence, else the next key (across leaves)
+                    let want = if model.contains_key(&k) {
+                        Probe::Exists
+                    } else {
+                        Probe::Next(model.range::<Vec<u8>, _>((Bound::Excluded(&k), Bound::Unbounded)).next().map(|(k, _)| k.clone()))
+                    };
+                    prop_assert_eq!(t.probe(&k).unwrap(), want);
                 }
                 Op::Range(a, b, desc) => {
                     let (a, b) = (key(a), key(b));

@@ -170,6 +170,15 @@ fn separator(left: &[u8], right: &[u8]) -> Vec<u8> {
     right[..(common + 1).min(right.len())].to_vec()
 }
 
+/// What `BTree::probe` found for a key about to be inserted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Probe {
+    /// An entry is stored under the key.
+    Exists,
+    /// No entry; the key of the next one, None if none follows.
+    Next(Option<Vec<u8>>),
+}
+
 impl BTree {
     /// Creates an empty tree (one leaf, the root) in `space` and registers it.
     pub fn create(
@@ -317,6 +326,29 @@ impl BTree {
                 p = self.fetch_child(&p, c)?;
             }
         }
+    }
+
+    /// For an insert of `key`: whether an entry (delete-marked ones included) is
+    /// stored under it, and if not, the key of the first entry after it (None: no
+    /// entry follows; the supremum). One latched descent where `get` followed by a
+    /// `range` cursor cost two descents and a leaf batch copy; the answer is a
+    /// snapshot that the caller re-checks under its locks, as with `get`.
+    pub fn probe(&self, key: &[u8]) -> Result<Probe> {
+        {
+            let leaf = self.leaf_for_read(key)?;
+            match node::search(&leaf[..], key) {
+                Ok(_) => return Ok(Probe::Exists),
+                Err(i) if i < node::n_slots(&leaf) => {
+                    return Ok(Probe::Next(Some(node::key(&leaf, i).to_vec())));
+                }
+                Err(_) => {} // past this leaf's last entry: the next leaf decides
+            }
+        }
+        let next = self
+            .range(Bound::Excluded(key), Bound::Unbounded, false)
+            .next()
+            .transpose()?;
+        Ok(Probe::Next(next.map(|(k, _)| k)))
     }
 
     /// The value stored for `key`.

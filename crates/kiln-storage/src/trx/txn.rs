@@ -636,7 +636,7 @@ impl Trx {
         let id = self.writable()?;
         let mut insert_undo = None;
         for _ in 0..RETRIES_MAX {
-            let Some(current) = tree.get(key)? else {
+            if let crate::btree::Probe::Next(next_key) = tree.probe(key)? {
                 // A new entry: no lock of its own (its trx_id is an implicit lock),
                 // but it splits a gap, so it waits until no other transaction's gap
                 // lock covers it (insert intention), and goes in under the lock
@@ -657,7 +657,10 @@ impl Trx {
                     row,
                 }
                 .encode();
-                let next = Self::next_lock_key(tree, key)?;
+                let next = match &next_key {
+                    Some(k) => LockKey::entry(tree.space_id(), tree.index_id(), k),
+                    None => LockKey::supremum(tree.space_id(), tree.index_id()),
+                };
                 let new = LockKey::entry(tree.space_id(), tree.index_id(), key);
                 let (wait, weight) = (self.wait(), self.weight(id));
                 let res = self
@@ -675,8 +678,7 @@ impl Trx {
                     Err(crate::btree::TreeError::DuplicateKey) => continue,
                     Err(e) => return Err(e.into()),
                 }
-            };
-            let _ = current;
+            }
             // An entry exists: lock it (waiting for its inserter, if it has not
             // finished), then decide on what it is now.
             self.lock(tree, key, Mode::X, self.wait())?;
