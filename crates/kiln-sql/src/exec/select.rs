@@ -963,17 +963,20 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
     // collation (sysbench's `SELECT DISTINCT c … ORDER BY c`): equal rows then sort
     // next to each other, and the stable sort keeps the first one met, as the hash
     // would. Saves hashing every string's weights.
+    // (`ORDER BY c` binds to the column's slot, the item `c` too: the same value)
+    let item_of = |k: &OrderKey| match k {
+        OrderKey::Item(i) => Some(*i),
+        OrderKey::Expr(e @ Expr::Slot(_)) => items.iter().position(|(x, _)| x == e),
+        OrderKey::Expr(_) => None,
+    };
     let distinct_by_sort = s.distinct
         && !items.is_empty()
         && order.iter().enumerate().all(|(pos, (k, _))| {
-            matches!(k, OrderKey::Item(i)
-                if item_colls.get(*i).map(Coll::name) == order_colls.get(pos).map(Coll::name))
+            item_of(k).is_some_and(|i| {
+                item_colls.get(i).map(Coll::name) == order_colls.get(pos).map(Coll::name)
+            })
         })
-        && (0..items.len()).all(|i| {
-            order
-                .iter()
-                .any(|(k, _)| matches!(k, OrderKey::Item(j) if *j == i))
-        });
+        && (0..items.len()).all(|i| order.iter().any(|(k, _)| item_of(k) == Some(i)));
     if s.distinct && !distinct_by_sort {
         let mut seen = Distinct::with_colls(item_colls.clone());
         out.retain(|(v, _)| seen.insert(v));
