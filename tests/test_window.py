@@ -207,6 +207,19 @@ def test_ranks_as_mysql(conn):
         (1, -1, "z", 100), (2, 10, None, 200), (3, -1, "w", 10), (4, 30, "none", 20), (5, 40, "none", 30)]
 
 
+def test_huge_arguments(conn):
+    # Offsets past any partition are fine (no overflow): empty frames, NULLs, defaults.
+    big = 18446744073709551615
+    assert rows(conn, f"SELECT id, NTH_VALUE(v, {big}) OVER (), NTILE({big}) OVER (ORDER BY id),"
+                      f" LAG(v, {big}, 0) OVER (ORDER BY id), LEAD(v, {big}) OVER (ORDER BY id),"
+                      f" SUM(v) OVER (ORDER BY id ROWS BETWEEN {big} PRECEDING AND {big} FOLLOWING),"
+                      f" COUNT(*) OVER (ORDER BY k RANGE BETWEEN 1e300 PRECEDING AND 1e300 FOLLOWING)"
+                      " FROM t ORDER BY id") == [
+        (1, None, 1, 0, None, 150, 4), (2, None, 2, 0, None, 150, 4),
+        (3, None, 3, 0, None, 150, 4), (4, None, 4, 0, None, 150, 1),
+        (5, None, 5, 0, None, 150, 4)]
+
+
 def test_result_types(conn):
     with conn.cursor() as cur:
         cur.execute("SELECT ROW_NUMBER() OVER (), RANK() OVER (), PERCENT_RANK() OVER (),"

@@ -725,7 +725,7 @@ fn run_call(
                     Func::FirstValue => (lo < hi).then_some(lo),
                     Func::LastValue => (lo < hi).then(|| hi - 1),
                     Func::NthValue(n) => {
-                        let p = lo as u64 + n - 1;
+                        let p = (lo as u64).saturating_add(n - 1);
                         (p < hi as u64).then_some(p as usize)
                     }
                     _ => None,
