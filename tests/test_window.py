@@ -111,6 +111,9 @@ ERRORS = [
      "Window '<unnamed window>': ORDER BY or PARTITION BY uses legacy position indication which"
      " is not supported, use expression."),
     # arguments
+    ("SELECT SUM(v) OVER w FROM t WINDOW w AS (PARTITION BY 2)", 3592,
+     "Window 'w': ORDER BY or PARTITION BY uses legacy position indication which"
+     " is not supported, use expression."),
     ("SELECT NTILE(0) OVER (ORDER BY id) FROM t", 1210, "Incorrect arguments to ntile"),
     ("SELECT NTILE(v) OVER (ORDER BY id) FROM t", 1210, "Incorrect arguments to ntile"),
     ("SELECT LAG(v, -1) OVER (ORDER BY id) FROM t", 1210, "Incorrect arguments to lag"),
@@ -146,6 +149,14 @@ def test_errors_even_without_rows(conn):
     assert err(conn, "SELECT SUM(v) OVER w FROM t WHERE id < 0")[0] == 3579
     # An unused named window is still checked.
     assert err(conn, "SELECT id FROM t WINDOW w AS (x)")[0] == 3579
+
+
+def test_correlated_subquery(conn):
+    # An outer column in a subquery's window is a constant there (not a position).
+    assert rows(conn, "SELECT id, (SELECT SUM(t2.v) OVER (ORDER BY t.id) FROM t t2 WHERE t2.id = t.id),"
+                      " (SELECT COUNT(*) OVER (PARTITION BY t.g) FROM t t2 WHERE t2.id = t.id)"
+                      " FROM t ORDER BY id") == [
+        (1, 10, 1), (2, 20, 1), (3, 30, 1), (4, 40, 1), (5, 50, 1)]
 
 
 def test_named_windows(conn):

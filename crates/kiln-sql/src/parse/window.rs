@@ -79,7 +79,7 @@ impl<'a> Parser<'a> {
         }
         let over = if self.is_op("(") {
             self.bump();
-            let spec = self.window_spec()?;
+            let spec = self.window_spec(None)?;
             self.expect_op(")")?;
             spec
         } else {
@@ -94,7 +94,7 @@ impl<'a> Parser<'a> {
 
     /// The inside of `( ... )` of a window: `[w] [PARTITION BY ...] [ORDER BY ...]
     /// [frame]`.
-    fn window_spec(&mut self) -> Result<WindowSpec> {
+    fn window_spec(&mut self, name: Option<&str>) -> Result<WindowSpec> {
         let mut spec = WindowSpec::default();
         let starts_clause = ["PARTITION", "ORDER", "ROWS", "RANGE"]
             .iter()
@@ -109,6 +109,23 @@ impl<'a> Parser<'a> {
         if self.eat_kw("ORDER") {
             self.expect_kw("BY")?;
             spec.order_by = self.order_list()?;
+        }
+        // MySQL reads an integer there as a position, which windows do not allow.
+        let position = spec
+            .partition_by
+            .iter()
+            .chain(spec.order_by.iter().map(|o| &o.expr))
+            .any(|e| {
+                matches!(
+                    e,
+                    Expr::Literal(crate::value::Value::Int(_) | crate::value::Value::UInt(_))
+                )
+            });
+        if position {
+            return Err(KilnError::new(
+                ErrorKind::ER_WINDOW_ILLEGAL_ORDER_BY,
+                &[&name.unwrap_or("<unnamed window>")],
+            ));
         }
         let rows = if self.eat_kw("ROWS") {
             Some(true)
@@ -177,7 +194,7 @@ impl<'a> Parser<'a> {
             let name = self.ident()?;
             self.expect_kw("AS")?;
             self.expect_op("(")?;
-            let mut spec = self.window_spec()?;
+            let mut spec = self.window_spec(Some(&name))?;
             self.expect_op(")")?;
             spec.name = Some(name);
             out.push(spec);
