@@ -910,6 +910,23 @@ q("win_named_refined", "SELECT id, SUM(v) OVER (w ORDER BY id), COUNT(*) OVER (w
   " FROM t_win WINDOW w AS (PARTITION BY g) ORDER BY id", W)
 q("win_named_chain", "SELECT id, SUM(v) OVER w2 FROM t_win WINDOW w1 AS (PARTITION BY g), w2 AS (w1 ORDER BY id) ORDER BY id", W)
 q("win_dates", "SELECT id, LAG(dt) OVER (ORDER BY dt, id), MIN(dt) OVER (PARTITION BY g), DATEDIFF(dt, LAG(dt) OVER (ORDER BY id)) FROM t_win ORDER BY id", W)
+q("win_full_group_by", "SELECT g, ROW_NUMBER() OVER (ORDER BY v) FROM t_win GROUP BY g", W, expect=Err(1055),
+  note="MySQL 8.0 checks a window's ORDER BY under ONLY_FULL_GROUP_BY; MariaDB does not")
+# Frames: every legal pair of bounds, ROWS over a unique key and RANGE over a key with
+# ties (NULL keys left out: see win_range_numeric_nulls), both directions.
+_BOUNDS = ["UNBOUNDED PRECEDING", "2 PRECEDING", "1 PRECEDING", "CURRENT ROW", "1 FOLLOWING",
+           "2 FOLLOWING", "UNBOUNDED FOLLOWING"]
+for _i, _a in enumerate(_BOUNDS[:-1]):
+    for _b in _BOUNDS[max(_i, 1):]:
+        _n = f"{_i}_{_BOUNDS.index(_b)}"
+        q(f"win_frame_rows_{_n}", f"SELECT id, SUM(v) OVER (ORDER BY id ROWS BETWEEN {_a} AND {_b}),"
+          f" COUNT(*) OVER (PARTITION BY g ORDER BY id DESC ROWS BETWEEN {_a} AND {_b}),"
+          f" FIRST_VALUE(v) OVER (ORDER BY id ROWS BETWEEN {_a} AND {_b}),"
+          f" LAST_VALUE(v) OVER (ORDER BY id ROWS BETWEEN {_a} AND {_b}) FROM t_win ORDER BY id", W)
+        q(f"win_frame_range_{_n}", f"SELECT id, SUM(v) OVER (ORDER BY k RANGE BETWEEN {_a} AND {_b}),"
+          f" COUNT(*) OVER (ORDER BY k DESC RANGE BETWEEN {_a} AND {_b}),"
+          f" MIN(v) OVER (PARTITION BY g ORDER BY k RANGE BETWEEN {_a} AND {_b})"
+          " FROM t_win WHERE k IS NOT NULL ORDER BY id", W)
 q("win_many_windows", "SELECT id, ROW_NUMBER() OVER (ORDER BY id DESC), SUM(v) OVER (PARTITION BY g ORDER BY id), RANK() OVER (ORDER BY g, k), LEAD(id) OVER (PARTITION BY k ORDER BY id) FROM t_win ORDER BY id", W)
 
 # ---- misc expressions ----
