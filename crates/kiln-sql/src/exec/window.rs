@@ -371,7 +371,7 @@ fn plan_frame(sess: &mut Session, spec: &WindowSpec, key: Option<KeyKind>) -> Re
             ));
         }
         let v = eval(e, sess)?;
-        let negative = v.to_f64().is_none_or(|d| d < 0.0);
+        let negative = v.to_f64().is_some_and(|d| d < 0.0);
         if v.is_null() || negative {
             return Err(illegal());
         }
