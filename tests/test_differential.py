@@ -314,6 +314,18 @@ FIXTURES = {
         ' (2, \'{"a": null}\'), (3, \'[1, 2, 3]\'), (4, \'"str"\'), (5, NULL),'
         ' (6, \'{"a": {"b": true}, "n": 1.5}\')',
     ],
+    # Window functions: ties in k inside partition 'a', a NULL key, 'a' / 'A'
+    # (one partition under utf8mb4_general_ci), a NULL partition.
+    "t_win": [
+        "CREATE TABLE t_win (id INT PRIMARY KEY, g VARCHAR(10), k INT, v INT, d DECIMAL(8,2),"
+        " dt DATE, s VARCHAR(20)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci",
+        "INSERT INTO t_win VALUES (1, 'a', 1, 10, 1.50, '2024-01-01', 'x'),"
+        " (2, 'a', 2, 20, 2.25, '2024-01-02', 'y'), (3, 'a', 2, 30, NULL, '2024-01-04', 'z'),"
+        " (4, 'a', 4, NULL, 4.00, '2024-01-05', NULL), (5, 'A', 7, 50, -1.00, '2024-01-10', 'w'),"
+        " (6, 'b', 1, 5, 0.10, '2024-02-01', 'q'), (7, 'b', NULL, 15, 0.20, NULL, 'r'),"
+        " (8, 'b', 3, 25, 0.30, '2024-02-03', 's'), (9, NULL, 5, 35, 9.99, '2024-03-01', 't'),"
+        " (10, NULL, 5, 45, 1.01, '2024-03-02', 'u')",
+    ],
 }
 
 
@@ -845,6 +857,80 @@ mdml("delete_wrong_schema", "DELETE nodb.m_a FROM m_a JOIN m_b ON m_a.id = m_b.a
 mdml("delete_limit", "DELETE m_a FROM m_a JOIN m_b ON m_a.id = m_b.a_id LIMIT 1")
 mdml("delete_target_in_subquery", "DELETE m_a FROM m_a JOIN m_b ON m_a.id = m_b.a_id WHERE m_a.v > (SELECT MIN(v) FROM m_a)",
      expect=Err(1093))
+
+# ---- window functions (exec/window.rs; MySQL-8-only points are in test_window.py) ----
+W = "t_win"
+q("win_row_number", "SELECT id, ROW_NUMBER() OVER (ORDER BY id) FROM t_win ORDER BY id", W)
+q("win_row_number_partition", "SELECT id, g, ROW_NUMBER() OVER (PARTITION BY g ORDER BY k, id) FROM t_win ORDER BY id", W)
+q("win_row_number_desc", "SELECT id, ROW_NUMBER() OVER (ORDER BY k DESC, id DESC) FROM t_win ORDER BY id", W)
+# PERCENT_RANK / CUME_DIST: MariaDB prints them with 10 decimals, MySQL as DOUBLE;
+# RANK without ORDER BY and LAG / LEAD's default are MySQL only: test_window.py.
+q("win_ranks_named", "SELECT id, RANK() OVER w, DENSE_RANK() OVER w, CAST(PERCENT_RANK() OVER w AS DECIMAL(10,6)), CAST(CUME_DIST() OVER w AS DECIMAL(10,6))"
+  " FROM t_win WINDOW w AS (PARTITION BY g ORDER BY k) ORDER BY id", W)
+q("win_ranks_desc_nulls", "SELECT id, k, RANK() OVER (ORDER BY k DESC), DENSE_RANK() OVER (ORDER BY k) FROM t_win ORDER BY id", W)
+q("win_ntile", "SELECT id, NTILE(3) OVER (ORDER BY id), NTILE(4) OVER (PARTITION BY g ORDER BY id), NTILE(20) OVER (ORDER BY id) FROM t_win ORDER BY id", W)
+q("win_lag_lead", "SELECT id, LAG(v) OVER (ORDER BY id), LEAD(v, 2) OVER (ORDER BY id), LAG(v, 1) OVER (PARTITION BY g ORDER BY id),"
+  " LEAD(s, 1) OVER (PARTITION BY g ORDER BY id), LAG(v, 0) OVER (ORDER BY id) FROM t_win ORDER BY id", W)
+q("win_first_last_nth", "SELECT id, FIRST_VALUE(v) OVER w, LAST_VALUE(v) OVER w, NTH_VALUE(v, 2) OVER w, NTH_VALUE(s, 3) OVER w"
+  " FROM t_win WINDOW w AS (PARTITION BY g ORDER BY id) ORDER BY id", W)
+q("win_last_value_whole", "SELECT id, LAST_VALUE(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING),"
+  " FIRST_VALUE(s) OVER (ORDER BY id ROWS BETWEEN 2 FOLLOWING AND 3 FOLLOWING) FROM t_win ORDER BY id", W)
+q("win_running", "SELECT id, SUM(v) OVER (ORDER BY id), COUNT(v) OVER (ORDER BY id), COUNT(*) OVER (ORDER BY id), AVG(v) OVER (ORDER BY id) FROM t_win ORDER BY id", W)
+q("win_default_range_peers", "SELECT id, SUM(v) OVER (PARTITION BY g ORDER BY k), COUNT(*) OVER (ORDER BY k) FROM t_win ORDER BY id", W)
+q("win_whole_partition", "SELECT id, SUM(v) OVER (PARTITION BY g), COUNT(*) OVER (), MAX(v) OVER (PARTITION BY g), MIN(s) OVER (PARTITION BY g) FROM t_win ORDER BY id", W)
+q("win_rows_sliding", "SELECT id, SUM(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), AVG(v) OVER (ORDER BY id ROWS 2 PRECEDING),"
+  " MIN(v) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING), MAX(v) OVER (ORDER BY id ROWS BETWEEN 2 FOLLOWING AND 3 FOLLOWING) FROM t_win ORDER BY id", W)
+q("win_rows_to_end", "SELECT id, SUM(v) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING),"
+  " COUNT(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 1 PRECEDING AND UNBOUNDED FOLLOWING) FROM t_win ORDER BY id", W)
+q("win_rows_empty_frames", "SELECT id, SUM(v) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND 2 PRECEDING), COUNT(v) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND 2 PRECEDING) FROM t_win ORDER BY id", W)
+q("win_range_numeric", "SELECT id, SUM(v) OVER (ORDER BY k RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING), COUNT(*) OVER (ORDER BY k RANGE 2 PRECEDING) FROM t_win WHERE k IS NOT NULL ORDER BY id", W)
+q("win_range_numeric_nulls", "SELECT id, COUNT(*) OVER (ORDER BY k RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING), SUM(v) OVER (ORDER BY k RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) FROM t_win ORDER BY id", W)
+q("win_range_desc", "SELECT id, SUM(v) OVER (ORDER BY k DESC RANGE BETWEEN 2 PRECEDING AND CURRENT ROW), SUM(v) OVER (PARTITION BY g ORDER BY k DESC RANGE BETWEEN 1 FOLLOWING AND 3 FOLLOWING) FROM t_win WHERE k IS NOT NULL ORDER BY id", W)
+q("win_range_decimal", "SELECT id, SUM(v) OVER (ORDER BY d RANGE BETWEEN 0.5 PRECEDING AND 0.5 FOLLOWING) FROM t_win WHERE d IS NOT NULL ORDER BY id", W)
+q("win_grouped", "SELECT g, SUM(v), SUM(SUM(v)) OVER (), RANK() OVER (ORDER BY SUM(v) DESC), COUNT(*) OVER (ORDER BY MIN(id)) FROM t_win WHERE g IS NOT NULL GROUP BY g ORDER BY MIN(id)", W)
+q("win_order_by_window", "SELECT id, v FROM t_win ORDER BY ROW_NUMBER() OVER (ORDER BY v DESC, id)", W)
+q("win_order_by_alias", "SELECT id, RANK() OVER (ORDER BY v) AS r FROM t_win ORDER BY r DESC, id", W)
+q("win_distinct_after", "SELECT DISTINCT COUNT(*) OVER (PARTITION BY g) FROM t_win", W)
+q("win_before_limit", "SELECT id, SUM(v) OVER (ORDER BY id) FROM t_win ORDER BY id LIMIT 3 OFFSET 2", W)
+q("win_empty_table", "SELECT ROW_NUMBER() OVER (), SUM(v) OVER () FROM t_empty", "t_empty")
+q("win_empty_implicit_group", "SELECT COUNT(*), ROW_NUMBER() OVER () FROM t_empty", "t_empty")
+q("win_no_from", "SELECT ROW_NUMBER() OVER (), SUM(1) OVER (), COUNT(*) OVER ()")
+q("win_where_not_allowed", "SELECT id FROM t_win WHERE ROW_NUMBER() OVER () > 1", W, expect=Err(3593),
+  note="MariaDB: 4015 ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION")
+q("win_collation_partition", "SELECT id, COUNT(*) OVER (PARTITION BY grp), SUM(v) OVER (PARTITION BY grp ORDER BY id) FROM t_agg ORDER BY id", "t_agg")
+q("win_collation_order", "SELECT id, RANK() OVER (ORDER BY s), RANK() OVER (ORDER BY sb), RANK() OVER (ORDER BY su), RANK() OVER (ORDER BY sl) FROM t_str ORDER BY id", "t_str")
+# (STDDEV / VARIANCE print with 4 decimals in MariaDB, as DOUBLE in MySQL: compared
+# as DECIMAL.)
+q("win_bit_and_stats", "SELECT id, BIT_OR(v) OVER w, BIT_AND(v) OVER w, BIT_XOR(v) OVER w, CAST(STDDEV_POP(v) OVER w AS DECIMAL(12,4)),"
+  " CAST(VAR_SAMP(v) OVER w AS DECIMAL(12,4)), ROUND(AVG(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 2 FOLLOWING), 4)"
+  " FROM t_win WINDOW w AS (PARTITION BY g) ORDER BY id", W)
+q("win_decimal_sum_avg", "SELECT id, SUM(d) OVER (ORDER BY id), AVG(d) OVER (PARTITION BY g), MAX(d) OVER (ORDER BY id ROWS 1 PRECEDING) FROM t_win ORDER BY id", W)
+q("win_expressions", "SELECT id, SUM(v * 2 + k) OVER (PARTITION BY g ORDER BY id), ROW_NUMBER() OVER (ORDER BY id) * 10 + 1,"
+  " CONCAT(g, '-', RANK() OVER (ORDER BY id)), v - LAG(v) OVER (ORDER BY id) FROM t_win ORDER BY id", W)
+q("win_top_per_group", "SELECT * FROM (SELECT id, g, ROW_NUMBER() OVER (PARTITION BY g ORDER BY v DESC, id) AS rn FROM t_win) t WHERE rn = 1 ORDER BY id", W)
+q("win_over_join", "SELECT t_a.id, t_b.id, COUNT(*) OVER (PARTITION BY t_a.id), ROW_NUMBER() OVER (ORDER BY t_b.id DESC) FROM t_a JOIN t_b ON t_a.id = t_b.a_id ORDER BY t_b.id", "t_join")
+q("win_named_refined", "SELECT id, SUM(v) OVER (w ORDER BY id), COUNT(*) OVER (w), SUM(v) OVER (w ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)"
+  " FROM t_win WINDOW w AS (PARTITION BY g) ORDER BY id", W)
+q("win_named_chain", "SELECT id, SUM(v) OVER w2 FROM t_win WINDOW w1 AS (PARTITION BY g), w2 AS (w1 ORDER BY id) ORDER BY id", W)
+q("win_dates", "SELECT id, LAG(dt) OVER (ORDER BY dt, id), MIN(dt) OVER (PARTITION BY g), DATEDIFF(dt, LAG(dt) OVER (ORDER BY id)) FROM t_win ORDER BY id", W)
+q("win_full_group_by", "SELECT g, ROW_NUMBER() OVER (ORDER BY v) FROM t_win GROUP BY g", W, expect=Err(1055),
+  note="MySQL 8.0 checks a window's ORDER BY under ONLY_FULL_GROUP_BY; MariaDB does not")
+# Frames: every legal pair of bounds, ROWS over a unique key and RANGE over a key with
+# ties (NULL keys left out: see win_range_numeric_nulls), both directions.
+_BOUNDS = ["UNBOUNDED PRECEDING", "2 PRECEDING", "1 PRECEDING", "CURRENT ROW", "1 FOLLOWING",
+           "2 FOLLOWING", "UNBOUNDED FOLLOWING"]
+for _i, _a in enumerate(_BOUNDS[:-1]):
+    for _b in _BOUNDS[max(_i, 1):]:
+        _n = f"{_i}_{_BOUNDS.index(_b)}"
+        q(f"win_frame_rows_{_n}", f"SELECT id, SUM(v) OVER (ORDER BY id ROWS BETWEEN {_a} AND {_b}),"
+          f" COUNT(*) OVER (PARTITION BY g ORDER BY id DESC ROWS BETWEEN {_a} AND {_b}),"
+          f" FIRST_VALUE(v) OVER (ORDER BY id ROWS BETWEEN {_a} AND {_b}),"
+          f" LAST_VALUE(v) OVER (ORDER BY id ROWS BETWEEN {_a} AND {_b}) FROM t_win ORDER BY id", W)
+        q(f"win_frame_range_{_n}", f"SELECT id, SUM(v) OVER (ORDER BY k RANGE BETWEEN {_a} AND {_b}),"
+          f" COUNT(*) OVER (ORDER BY k DESC RANGE BETWEEN {_a} AND {_b}),"
+          f" MIN(v) OVER (PARTITION BY g ORDER BY k RANGE BETWEEN {_a} AND {_b})"
+          " FROM t_win WHERE k IS NOT NULL ORDER BY id", W)
+q("win_many_windows", "SELECT id, ROW_NUMBER() OVER (ORDER BY id DESC), SUM(v) OVER (PARTITION BY g ORDER BY id), RANK() OVER (ORDER BY g, k), LEAD(id) OVER (PARTITION BY k ORDER BY id) FROM t_win ORDER BY id", W)
 
 # ---- misc expressions ----
 q("expr_boolean", "SELECT TRUE, FALSE, 2 AND 3, 0 OR NULL, 1 XOR 1, NOT 5, 'a' IS TRUE, 0 IS NOT FALSE", warnings=True)

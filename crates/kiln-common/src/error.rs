@@ -202,6 +202,25 @@ errors! {
     ER_WARN_TOO_FEW_RECORDS = (1261, "01000", "Row %ld doesn't contain data for all columns");
     ER_WARN_TOO_MANY_RECORDS = (1262, "01000", "Row %ld was truncated; it contained more data than there were input columns");
     ER_CLIENT_LOCAL_FILES_DISABLED = (3948, "42000", "Loading local data is disabled; this must be enabled on both the client and server sides");
+    ER_ILLEGAL_REFERENCE = (1247, "42S22", "Reference '%s' not supported (%s)");
+    ER_WINDOW_NO_SUCH_WINDOW = (3579, "HY000", "Window name '%s' is not defined.");
+    ER_WINDOW_CIRCULARITY_IN_WINDOW_GRAPH = (3580, "HY000", "There is a circularity in the window dependency graph.");
+    ER_WINDOW_NO_CHILD_PARTITIONING = (3581, "HY000", "A window which depends on another cannot define partitioning.");
+    ER_WINDOW_NO_INHERIT_FRAME = (3582, "HY000", "Window '%s' has a frame definition, so cannot be referenced by another window.");
+    ER_WINDOW_NO_REDEFINE_ORDER_BY = (3583, "HY000", "Window '%s' cannot inherit '%s' since both contain an ORDER BY clause.");
+    ER_WINDOW_FRAME_START_ILLEGAL = (3584, "HY000", "Window '%s': frame start cannot be UNBOUNDED FOLLOWING.");
+    ER_WINDOW_FRAME_END_ILLEGAL = (3585, "HY000", "Window '%s': frame end cannot be UNBOUNDED PRECEDING.");
+    ER_WINDOW_FRAME_ILLEGAL = (3586, "HY000", "Window '%s': frame start or end is negative, NULL or of non-integral type");
+    ER_WINDOW_RANGE_FRAME_ORDER_TYPE = (3587, "HY000", "Window '%s' with RANGE N PRECEDING/FOLLOWING frame requires exactly one ORDER BY expression, of numeric or temporal type");
+    ER_WINDOW_RANGE_FRAME_TEMPORAL_TYPE = (3588, "HY000", "Window '%s' with RANGE frame has ORDER BY expression of datetime type. Only INTERVAL bound value allowed.");
+    ER_WINDOW_RANGE_FRAME_NUMERIC_TYPE = (3589, "HY000", "Window '%s' with RANGE frame has ORDER BY expression of numeric type, INTERVAL bound value not allowed.");
+    ER_WINDOW_RANGE_BOUND_NOT_CONSTANT = (3590, "HY000", "Window '%s' has a non-constant frame bound.");
+    ER_WINDOW_DUPLICATE_NAME = (3591, "HY000", "Window '%s' is defined twice.");
+    ER_WINDOW_ILLEGAL_ORDER_BY = (3592, "HY000", "Window '%s': ORDER BY or PARTITION BY uses legacy position indication which is not supported, use expression.");
+    ER_WINDOW_INVALID_WINDOW_FUNC_USE = (3593, "HY000", "You cannot use the window function '%s' in this context.'");
+    ER_WINDOW_INVALID_WINDOW_FUNC_ALIAS_USE = (3594, "HY000", "You cannot use the alias '%s' of an expression containing a window function in this context.'");
+    ER_WINDOW_NESTED_WINDOW_FUNC_USE_IN_WINDOW_SPEC = (3595, "HY000", "You cannot nest a window function in the specification of window '%s'.");
+    ER_WINDOW_ROWS_INTERVAL_USE = (3596, "HY000", "Window '%s': INTERVAL can only be used with RANGE frames.");
 }
 
 /// An error raised anywhere in kiln, ready to be sent to a client as an ERR packet.

@@ -152,6 +152,53 @@ pub enum Expr {
         members: std::sync::Arc<[String]>,
         set: bool,
     },
+    /// `f(args) OVER window`: a window function (exec/window.rs). Only the select list
+    /// and ORDER BY of a SELECT may hold one; evaluating it anywhere else is 3593.
+    Window(Box<WindowFunc>),
+}
+
+/// A window function call: ROW_NUMBER, RANK, ..., LAG, NTH_VALUE, or an aggregate
+/// with OVER.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowFunc {
+    /// Lower-case function name (an aggregate's name as in `Expr::Func`).
+    pub name: String,
+    pub args: Vec<Expr>,
+    pub over: WindowSpec,
+}
+
+/// A window: `OVER w` (a reference, `bare`), `OVER ([w] [PARTITION BY ...] [ORDER BY
+/// ...] [frame])`, or a `WINDOW w AS (...)` definition (`name`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WindowSpec {
+    /// The window's own name (WINDOW clause definitions; named in errors).
+    pub name: Option<String>,
+    /// The named window this one refers to or refines.
+    pub base: Option<String>,
+    /// `OVER w` without parentheses: exactly the window `w`.
+    pub bare: bool,
+    pub partition_by: Vec<Expr>,
+    pub order_by: Vec<OrderItem>,
+    pub frame: Option<WindowFrame>,
+}
+
+/// `ROWS | RANGE [BETWEEN] start [AND end]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowFrame {
+    /// ROWS (else RANGE).
+    pub rows: bool,
+    pub start: FrameBound,
+    pub end: FrameBound,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum FrameBound {
+    UnboundedPreceding,
+    /// `n PRECEDING` (a number or `?`), or `INTERVAL n unit PRECEDING` (the unit).
+    Preceding(Expr, Option<String>),
+    CurrentRow,
+    Following(Expr, Option<String>),
+    UnboundedFollowing,
 }
 
 /// `expr op ANY | SOME | ALL (SELECT ...)`.
@@ -253,6 +300,8 @@ pub struct Select {
     pub union_order: Vec<OrderItem>,
     pub union_limit: Option<Expr>,
     pub union_offset: Option<Expr>,
+    /// `WINDOW w AS (...), ...`: the named windows (each with `name` set).
+    pub windows: Vec<WindowSpec>,
 }
 
 impl Select {
@@ -272,6 +321,7 @@ impl Select {
             union_order: Vec::new(),
             union_limit: None,
             union_offset: None,
+            windows: Vec::new(),
         }
     }
 }

@@ -143,6 +143,15 @@ pub fn derive(e: &Expr, scope: &Scope) -> Option<Derivation> {
                 .filter_map(|x| derive(x, scope)),
         ),
         Expr::Func { name, args } => derive_call(name, args, scope),
+        // Window functions that return one of their rows' values keep its collation.
+        Expr::Window(w)
+            if matches!(
+                w.name.as_str(),
+                "lag" | "lead" | "first_value" | "last_value" | "nth_value" | "min" | "max"
+            ) =>
+        {
+            derive(w.args.first()?, scope)
+        }
         _ => None,
     }
 }

@@ -120,6 +120,20 @@ fn kind_of(e: &Expr, sk: SlotKinds<'_>) -> Option<ColumnKind> {
             Value::Decimal(_) => ColumnKind::NewDecimal,
             Value::Str(_) | Value::Bytes(_) => ColumnKind::VarString,
         },
+        Expr::Window(w) => match w.name.as_str() {
+            "row_number" | "rank" | "dense_rank" | "ntile" | "count" => ColumnKind::LongLong,
+            "percent_rank" | "cume_dist" => ColumnKind::Double,
+            "lag" | "lead" | "first_value" | "last_value" | "nth_value" => {
+                kind_of(w.args.first()?, sk)?
+            }
+            _ => kind_of(
+                &Expr::Func {
+                    name: w.name.clone(),
+                    args: w.args.clone(),
+                },
+                sk,
+            )?,
+        },
         Expr::IsNull { .. }
         | Expr::IsBool { .. }
         | Expr::Between { .. }

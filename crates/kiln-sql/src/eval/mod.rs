@@ -118,6 +118,12 @@ pub fn eval(e: &Expr, env: &mut dyn Env) -> Result<Value> {
         }
         Expr::Exists(sel) => Ok(bool_value(!env.subquery(sel)?.rows.is_empty())),
         Expr::Row(_) => Err(KilnError::new(ErrorKind::ER_OPERAND_COLUMNS, &[&1])),
+        // The select list and ORDER BY replace window functions by their results
+        // (exec/window.rs); anywhere else one is MySQL's 3593.
+        Expr::Window(w) => Err(KilnError::new(
+            ErrorKind::ER_WINDOW_INVALID_WINDOW_FUNC_USE,
+            &[&w.name],
+        )),
         Expr::Quantified(q) => rows::quantified(q, env),
         Expr::InSubquery {
             expr,

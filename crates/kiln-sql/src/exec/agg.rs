@@ -49,6 +49,7 @@ pub struct Accumulator {
     ordered: Option<Ordered>,
 }
 
+#[derive(Clone)]
 struct Ordered {
     rows: Vec<(Vec<Value>, Vec<u8>)>,
     sep: Vec<u8>,
@@ -296,6 +297,12 @@ impl Accumulator {
     }
 
     pub fn finish(self, div_precision_increment: u32) -> Value {
+        self.value(div_precision_increment)
+    }
+
+    /// The aggregate's value over the rows added so far; more rows may follow (a
+    /// window function's growing frame reads it after every row).
+    pub fn value(&self, div_precision_increment: u32) -> Value {
         match self.kind {
             Kind::Count => Value::Int(self.count as i64),
             _ if self.count == 0
@@ -337,12 +344,12 @@ impl Accumulator {
                     * if sample { n / (n - 1.0) } else { 1.0 };
                 Value::Double(if sqrt { var.sqrt() } else { var })
             }
-            Kind::Min | Kind::Max | Kind::AnyValue => self.best,
+            Kind::Min | Kind::Max | Kind::AnyValue => self.best.clone(),
             Kind::BitAnd | Kind::BitOr | Kind::BitXor => Value::UInt(self.bits),
             Kind::GroupConcat => {
-                let text = match self.ordered {
-                    Some(o) => o.concat(),
-                    None => self.text,
+                let text = match &self.ordered {
+                    Some(o) => o.clone().concat(),
+                    None => self.text.clone(),
                 };
                 match String::from_utf8(text) {
                     Ok(s) => Value::Str(s),

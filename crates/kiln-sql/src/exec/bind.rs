@@ -99,6 +99,19 @@ pub fn is_aggregate(name: &str) -> bool {
     )
 }
 
+/// The name of the first window function in `e` (None: it has none).
+pub fn window_in(e: &Expr) -> Option<String> {
+    let mut found = None;
+    visit(e, &mut |x| {
+        if let Expr::Window(w) = x
+            && found.is_none()
+        {
+            found = Some(w.name.clone());
+        }
+    });
+    found
+}
+
 pub fn contains_aggregate(e: &Expr) -> bool {
     let mut found = false;
     visit(e, &mut |x| {
@@ -170,6 +183,11 @@ pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         Expr::InSubquery { expr, .. } => visit(expr, f),
         Expr::Quantified(q) => visit(&q.expr, f),
         Expr::Row(items) => items.iter().for_each(|x| visit(x, f)),
+        Expr::Window(w) => {
+            w.args.iter().for_each(|x| visit(x, f));
+            w.over.partition_by.iter().for_each(|x| visit(x, f));
+            w.over.order_by.iter().for_each(|o| visit(&o.expr, f));
+        }
         Expr::Literal(_)
         | Expr::Param(_)
         | Expr::SysVar { .. }
@@ -304,6 +322,26 @@ pub fn rewrite(e: &Expr, f: &mut dyn FnMut(&Expr) -> Result<Option<Expr>>) -> Re
             ..(**q).clone()
         })),
         Expr::Row(items) => Expr::Row(items.iter().map(|x| rewrite(x, f)).collect::<Result<_>>()?),
+        Expr::Window(w) => {
+            let mut over = w.over.clone();
+            over.partition_by = over
+                .partition_by
+                .iter()
+                .map(|x| rewrite(x, f))
+                .collect::<Result<_>>()?;
+            for o in &mut over.order_by {
+                o.expr = rewrite(&o.expr, f)?;
+            }
+            Expr::Window(Box::new(WindowFunc {
+                name: w.name.clone(),
+                args: w
+                    .args
+                    .iter()
+                    .map(|x| rewrite(x, f))
+                    .collect::<Result<_>>()?,
+                over,
+            }))
+        }
         other => other.clone(),
     })
 }
@@ -334,7 +372,9 @@ pub fn is_constant(e: &Expr) -> bool {
         Expr::Column { .. } | Expr::Slot(_) | Expr::Subquery(_) | Expr::Exists(_) => {
             constant = false
         }
-        Expr::InSubquery { .. } | Expr::Quantified(_) | Expr::Assign { .. } => constant = false,
+        Expr::InSubquery { .. } | Expr::Quantified(_) | Expr::Assign { .. } | Expr::Window(_) => {
+            constant = false
+        }
         Expr::Func { name, .. }
             if is_aggregate(name)
                 || matches!(

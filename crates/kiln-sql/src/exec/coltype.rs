@@ -125,7 +125,10 @@ pub(super) fn numeric_temporals(e: &Expr, tables: &[SourceTable]) -> Expr {
 }
 
 /// The declared kind of a bound column slot of one of `tables`.
-fn table_slot_kind(tables: &[SourceTable], slot: usize) -> Option<crate::result::ColumnKind> {
+pub(super) fn table_slot_kind(
+    tables: &[SourceTable],
+    slot: usize,
+) -> Option<crate::result::ColumnKind> {
     let t = tables
         .iter()
         .rev()

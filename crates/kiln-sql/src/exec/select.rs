@@ -17,6 +17,7 @@ use super::coltype::{column_info, numeric_temporals};
 use super::group::{Distinct, check_full_group_by, distinct, group};
 use super::join_using;
 use super::union_types;
+use super::window;
 use crate::ast::*;
 use crate::coercion;
 use crate::collate::Coll;
@@ -346,6 +347,15 @@ fn needed_columns(select: Option<&Select>, h: &TableHandle) -> Option<Vec<bool>>
     }
     for o in &s.order_by {
         mark(&o.expr);
+    }
+    for w in &s.windows {
+        for e in w
+            .partition_by
+            .iter()
+            .chain(w.order_by.iter().map(|o| &o.expr))
+        {
+            mark(e);
+        }
     }
     if all || s.union.is_some() {
         return None;
@@ -708,7 +718,84 @@ pub fn needs_dual(s: &Select) -> bool {
     s.from.is_empty()
         && (!s.group_by.is_empty()
             || s.having.is_some()
-            || s.items.iter().any(|i| contains_aggregate(&i.expr)))
+            || !s.windows.is_empty()
+            || s.items
+                .iter()
+                .any(|i| contains_aggregate(&i.expr) || bind::window_in(&i.expr).is_some()))
+}
+
+/// Whether a SELECT uses window functions or windows anywhere in its own clauses
+/// (then `check_windows` has run and their places are legal).
+fn uses_windows(s: &Select) -> bool {
+    !s.windows.is_empty()
+        || s.items.iter().any(|i| bind::window_in(&i.expr).is_some())
+        || s.order_by
+            .iter()
+            .any(|o| bind::window_in(&o.expr).is_some())
+        || s.filter
+            .as_ref()
+            .is_some_and(|f| bind::window_in(f).is_some())
+        || s.having
+            .as_ref()
+            .is_some_and(|h| bind::window_in(h).is_some())
+        || s.group_by.iter().any(|g| bind::window_in(g).is_some())
+}
+
+/// MySQL's checks of where window functions stand, before anything runs: WHERE,
+/// GROUP BY and HAVING may hold none (3593), nor name a select-list alias of an item
+/// holding one (GROUP BY: 1247, HAVING: 3594); the WINDOW clause must be sound.
+fn check_windows(s: &Select) -> Result<()> {
+    let misplaced = |e: &Expr| match bind::window_in(e) {
+        Some(n) => Err(KilnError::new(
+            ErrorKind::ER_WINDOW_INVALID_WINDOW_FUNC_USE,
+            &[&n],
+        )),
+        None => Ok(()),
+    };
+    if let Some(f) = &s.filter {
+        misplaced(f)?;
+    }
+    let windowed_alias = |name: &str| {
+        s.items
+            .iter()
+            .any(|i| i.name.eq_ignore_ascii_case(name) && bind::window_in(&i.expr).is_some())
+    };
+    for g in &s.group_by {
+        misplaced(g)?;
+        if let Expr::Column {
+            qualifier: None,
+            name,
+        } = g
+            && windowed_alias(name)
+        {
+            return Err(KilnError::new(
+                ErrorKind::ER_ILLEGAL_REFERENCE,
+                &[&name, &"reference to window function"],
+            ));
+        }
+    }
+    if let Some(h) = &s.having {
+        misplaced(h)?;
+        let mut alias = None;
+        bind::visit(h, &mut |x| {
+            if let Expr::Column {
+                qualifier: None,
+                name,
+            } = x
+                && alias.is_none()
+                && windowed_alias(name)
+            {
+                alias = Some(name.clone());
+            }
+        });
+        if let Some(a) = alias {
+            return Err(KilnError::new(
+                ErrorKind::ER_WINDOW_INVALID_WINDOW_FUNC_ALIAS_USE,
+                &[&a],
+            ));
+        }
+    }
+    window::check_definitions(&s.windows)
 }
 
 fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
@@ -718,6 +805,10 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         return sess.select_without_tables(s);
     }
     check_unique_aliases(&s.from)?;
+    let has_windows = uses_windows(s);
+    if has_windows {
+        check_windows(s)?;
+    }
     let filter = match &s.filter {
         Some(f) => Some(run_subqueries(sess, f)?),
         None => None,
@@ -775,6 +866,13 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
                 }
             }
             e => {
+                let resolved;
+                let e = if has_windows {
+                    resolved = window::resolve(e, &s.windows)?;
+                    &resolved
+                } else {
+                    e
+                };
                 let e = run_subqueries(sess, e)?;
                 let b = bind(&e, &scope, "field list")?;
                 items.push((numeric_temporals(&b, &rel.tables), item.name.clone()));
@@ -813,6 +911,13 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
                 )
             }
             e => {
+                let resolved;
+                let e = if has_windows {
+                    resolved = window::resolve(e, &s.windows)?;
+                    &resolved
+                } else {
+                    e
+                };
                 let e = run_subqueries(sess, e)?;
                 let bound = match bind(&e, &scope, "order clause") {
                     Ok(b) => b,
@@ -938,6 +1043,38 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         }
         rows = kept;
     }
+    // Window functions: evaluated over the rows as grouped and filtered, into slots
+    // past them (exec/window.rs).
+    let mut win_calls: Vec<WindowFunc> = Vec::new();
+    if has_windows {
+        let base = if grouped {
+            width + agg_calls.len()
+        } else {
+            width
+        };
+        for (e, _) in &mut items {
+            *e = window::lift(e, &mut win_calls, base)?;
+        }
+        for (k, _) in &mut order {
+            if let OrderKey::Expr(e) = k {
+                *e = window::lift(e, &mut win_calls, base)?;
+            }
+        }
+        if !win_calls.is_empty() {
+            let tables = &rel.tables;
+            let aggs = &agg_calls;
+            let slot_kind = |slot: usize| {
+                if slot >= width {
+                    let call = aggs.get(slot - width)?;
+                    return crate::infer::kind_of_expr(call, &|s| {
+                        super::coltype::table_slot_kind(tables, s)
+                    });
+                }
+                super::coltype::table_slot_kind(tables, slot)
+            };
+            window::compute(sess, &scope, &mut rows, &win_calls, &slot_kind)?;
+        }
+    }
     // Project, keeping the ORDER BY keys beside each output row.
     let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
     for r in &rows {
@@ -1002,11 +1139,26 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         .take(limit.min(usize::MAX as u64) as usize)
         .map(|(v, _)| v)
         .collect();
+    // Window results are typed as the slots past the aggregates.
+    let post_calls: Vec<Expr> = agg_calls
+        .into_iter()
+        .chain(win_calls.into_iter().map(|w| Expr::Window(Box::new(w))))
+        .collect();
+    let typed_grouped = grouped || !post_calls.is_empty();
     let columns = items
         .iter()
         .enumerate()
         .map(|(i, (e, name))| {
-            column_info(e, name, &rel.tables, &scope, grouped, &agg_calls, &rows, i)
+            column_info(
+                e,
+                name,
+                &rel.tables,
+                &scope,
+                typed_grouped,
+                &post_calls,
+                &rows,
+                i,
+            )
         })
         .collect();
     Ok(Rows { columns, rows })

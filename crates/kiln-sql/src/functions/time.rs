@@ -760,7 +760,7 @@ pub fn call(name: &str, v: &[Value], env: &mut dyn Env) -> Result<Option<Value>>
 }
 
 /// Whether `s` is a canonical DATE or DATETIME text (`YYYY-MM-DD[ HH:MM:SS[.f…]]`).
-fn canonical_temporal(s: &str) -> bool {
+pub fn canonical_temporal(s: &str) -> bool {
     let b = s.as_bytes();
     let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
     if b.len() < 10

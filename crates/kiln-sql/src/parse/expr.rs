@@ -443,10 +443,7 @@ impl<'a> Parser<'a> {
         let mut args = Vec::new();
         if name == "count" && self.eat_op("*") {
             self.expect_op(")")?;
-            return Ok(Expr::Func {
-                name,
-                args: vec![Expr::Literal(Value::Int(1))],
-            });
+            return self.window_tail(name, vec![Expr::Literal(Value::Int(1))]);
         }
         if !self.eat_op(")") {
             if self.eat_kw("DISTINCT") {
@@ -482,7 +479,7 @@ impl<'a> Parser<'a> {
             }
             self.expect_op(")")?;
         }
-        Ok(Expr::Func { name, args })
+        self.window_tail(name, args)
     }
 
     pub(super) fn case(&mut self) -> Result<Expr> {

@@ -5,7 +5,8 @@
 //!
 //! Files: `mod.rs` (entry points, the token cursor, errors), `stmt.rs` (statement
 //! dispatch, DDL-ish and account statements, SHOW), `grant.rs` (GRANT, REVOKE, RENAME
-//! USER, account resource options), `select.rs` (SELECT), `set.rs`
+//! USER, account resource options), `select.rs` (SELECT), `window.rs` (OVER and
+//! WINDOW clauses), `set.rs`
 //! (SET and SET TRANSACTION), `expr.rs` (expressions).
 //!
 //! Errors are MySQL's 1064 with the text from the failing token, cut at 80 bytes:
@@ -25,6 +26,7 @@ mod select;
 mod set;
 mod special;
 mod stmt;
+mod window;
 
 const SYNTAX_PREFIX: &str = "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use";
 

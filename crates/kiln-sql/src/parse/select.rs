@@ -144,6 +144,9 @@ impl<'a> Parser<'a> {
         if self.eat_kw("HAVING") {
             s.having = Some(self.expr()?);
         }
+        if self.eat_kw("WINDOW") {
+            s.windows = self.window_clause()?;
+        }
         if self.eat_kw("ORDER") {
             self.expect_kw("BY")?;
             s.order_by = self.order_list()?;
