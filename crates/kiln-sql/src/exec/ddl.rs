@@ -725,7 +725,7 @@ fn store_new_table(sess: &mut Session, ct: &CreateTable, def: TableDef) -> Resul
     }
 }
 
-fn type_from_result(c: &crate::result::ColumnInfo, collation: &str) -> SqlType {
+pub(crate) fn type_from_result(c: &crate::result::ColumnInfo, collation: &str) -> SqlType {
     use crate::result::ColumnKind as K;
     match c.kind {
         K::Tiny | K::Short | K::Int24 | K::Long | K::LongLong => SqlType::Int {
