@@ -458,7 +458,15 @@ pub fn columns_of(sess: &mut Session, v: &Arc<ViewDef>) -> Result<Vec<ViewColumn
 
 /// Rewrites `stmt` so that no FROM clause names a view (None: it names none).
 pub(crate) fn expand(sess: &mut Session, stmt: &Stmt) -> Result<Option<Stmt>> {
-    if sess.dict.is_none() {
+    // The common case — no view anywhere — without touching the catalog's reference
+    // count (a shared write every statement would pay).
+    let Some(dict) = &sess.dict else {
+        return Ok(None);
+    };
+    if let Some(c) = &sess.catalog_cache
+        && c.version == dict.version()
+        && c.views.is_empty()
+    {
         return Ok(None);
     }
     let cat = sess.catalog()?;
