@@ -385,3 +385,27 @@ def test_views_like_mariadb(kiln):
             assert outcome(k, sql) == outcome(mc, sql), sql
     finally:
         m.cleanup()
+
+
+BAD_SYNTAX = [
+    "CREATE VIEW v AS",
+    "CREATE VIEW v (",
+    "CREATE VIEW v () AS SELECT 1",
+    "ALTER VIEW",
+    "DROP VIEW",
+    "SHOW CREATE VIEW",
+    "CREATE ALGORITHM=FOO VIEW v AS SELECT 1",
+    "CREATE DEFINER= VIEW v AS SELECT 1",
+    "CREATE VIEW v AS SELECT 1 WITH LOCAL OPTION",
+    "CREATE SQL SECURITY NOBODY VIEW v AS SELECT 1",
+    "CREATE VIEW v AS SELECT 1 FROM",
+]
+
+
+def test_malformed_view_statements_are_errors(kiln):
+    c = setup(kiln)
+    for sql in BAD_SYNTAX:
+        assert err(c, sql)[0] == 1064, sql
+    assert err(c, "CREATE VIEW v AS SELECT 1 UNION SELECT 1, 2")[0] == 1222
+    assert kiln.alive()
+    assert run(c, "SELECT COUNT(*) FROM information_schema.VIEWS") == ((0,),)
