@@ -195,6 +195,12 @@ def test_errors(kiln):
     assert err(c, "SELECT * FROM vvg") == (1356, msg.format("vvg"))
     run(c, "CREATE TABLE gone (a INT)")
     assert run(c, "SELECT * FROM vvg") == ()
+    # A column it reads goes: 1356 again (MySQL), not the inner 1054.
+    run(c, "ALTER TABLE gone ADD COLUMN b INT")
+    run(c, "ALTER TABLE gone DROP COLUMN a")
+    assert err(c, "SELECT * FROM vg") == (1356, msg.format("vg"))
+    assert err(c, "SELECT b FROM gone JOIN vvg") == (1356, msg.format("vvg"))
+    assert err(c, "SELECT nope FROM gone")[0] == 1054  # the statement's own column
     # A view reaching itself through another: 1462.
     run(c, "CREATE VIEW r1 AS SELECT 1 AS x")
     run(c, "CREATE VIEW r2 AS SELECT x FROM r1")

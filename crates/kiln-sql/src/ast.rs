@@ -200,7 +200,13 @@ pub enum FromItem {
         alias: Option<String>,
     },
     /// `(SELECT ...) AS alias`
-    Derived { select: Box<Select>, alias: String },
+    Derived {
+        select: Box<Select>,
+        alias: String,
+        /// The view this derived table stands for (exec/view.rs): an unknown column
+        /// inside it is the view's 1356.
+        view: Option<Box<TableName>>,
+    },
     Join {
         left: Box<FromItem>,
         right: Box<FromItem>,

@@ -25,11 +25,14 @@
 //! views under it; LOCAL: those of the views under it that have a CHECK OPTION),
 //! else 1369 and nothing changes.
 //!
+//! A column the view reads that its table lost is 1356 too: the derived table
+//! carries the view's name, and select.rs turns an unknown column inside it into the
+//! view's error (the outermost view's, as MySQL names it).
+//!
 //! Deviations: SHOW CREATE VIEW prints the SELECT as the client wrote it (MySQL
-//! prints its normalized form with every name backquoted and qualified); a
-//! column that disappears from a view's table surfaces as 1054 when the view is used
-//! (MySQL: 1356); INSERT ... SELECT through a view with CHECK OPTION is not checked;
-//! views are always materialized (ALGORITHM is stored and shown only).
+//! prints its normalized form with every name backquoted and qualified); INSERT ...
+//! SELECT through a view with CHECK OPTION is not checked; join views are not
+//! updatable; views are always materialized (ALGORITHM is stored and shown only).
 
 use std::sync::Arc;
 
@@ -622,6 +625,10 @@ impl<'s> Expander<'s> {
                     *f = FromItem::Derived {
                         select: Box::new(body),
                         alias,
+                        view: Some(Box::new(TableName {
+                            schema: Some(v.schema.clone()),
+                            name: v.name.clone(),
+                        })),
                     };
                 } else if let Some(top) = self.stack.first()
                     && self.cat.table(&schema, &name.name).is_none()
@@ -801,6 +808,7 @@ fn rename_columns(sess: &mut Session, mut body: Select, names: &[String]) -> Res
     outer.from = vec![FromItem::Derived {
         select: Box::new(body),
         alias,
+        view: None,
     }];
     Ok(outer)
 }
