@@ -206,6 +206,14 @@ def test_errors(kiln):
     run(c, "CREATE VIEW r2 AS SELECT x FROM r1")
     run(c, "CREATE OR REPLACE VIEW r1 AS SELECT x FROM r2")
     assert err(c, "SELECT * FROM r2")[0] == 1462
+    # RENAME TABLE renames a view within its database.
+    run(c, "RENAME TABLE vg TO vg2")
+    assert err(c, "SELECT * FROM vg")[0] == 1146
+    assert run(c, "SHOW FULL TABLES LIKE 'vg2'") == (("vg2", "VIEW"),)
+    assert err(c, "RENAME TABLE vg2 TO t") == (1050, "Table 't' already exists")
+    assert err(c, "RENAME TABLE vg2 TO mysql.vg2") == (
+        1450, "Changing schema from 'vdb' to 'mysql' is not allowed.")
+    assert err(c, "CREATE VIEW vg2 AS SELECT 1") == (1050, "Table 'vg2' already exists")
     # Dropping several views at once; DROP DATABASE drops views.
     run(c, "DROP VIEW r1, r2")
     assert err(c, "SELECT * FROM r1")[0] == 1146

@@ -199,6 +199,37 @@ impl Dictionary {
         })
     }
 
+    /// RENAME TABLE of a view: within its database only (1450), to a free name (1050).
+    pub fn rename_view(&self, schema: &str, from: &str, to_schema: &str, to: &str) -> Result<()> {
+        self.ddl(|trx, cat| {
+            let Some(old) = cat.view(schema, from).cloned() else {
+                return Err(KilnError::new(
+                    ErrorKind::ER_NO_SUCH_TABLE,
+                    &[&schema, &from],
+                ));
+            };
+            if to_schema != schema {
+                return Err(KilnError::new(
+                    ErrorKind::ER_FORBID_SCHEMA_CHANGE,
+                    &[&schema, &to_schema],
+                ));
+            }
+            if cat.table(schema, to).is_some() || cat.view(schema, to).is_some() {
+                return Err(KilnError::new(ErrorKind::ER_TABLE_EXISTS_ERROR, &[&to]));
+            }
+            let mut def = (*old).clone();
+            def.name = to.to_string();
+            trx.delete(&self.tree, &view_key(schema, from))
+                .map_err(storage_error)?;
+            trx.insert(&self.tree, &view_key(schema, to), &encode_view(&def))
+                .map_err(storage_error)?;
+            cat.views.remove(&(schema.to_string(), from.to_string()));
+            cat.views
+                .insert((schema.to_string(), to.to_string()), Arc::new(def));
+            Ok(())
+        })
+    }
+
     /// DROP VIEW of several views; every name is checked first (1051 naming all
     /// the missing ones unless `if_exists`, 1347 for a table). Returns the missing.
     pub fn drop_views(&self, names: &[(String, String)], if_exists: bool) -> Result<Vec<String>> {
