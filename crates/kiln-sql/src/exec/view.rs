@@ -214,92 +214,58 @@ fn check_no_temporary(sess: &Session, s: &Select, default_db: &str) -> Result<()
 
 /// Every table name a SELECT mentions (FROM, joins, derived tables, subqueries).
 fn select_tables(s: &Select, out: &mut Vec<TableName>) {
-    fn from(f: &FromItem, out: &mut Vec<TableName>) {
-        match f {
-            FromItem::Table { name, .. } => out.push(name.clone()),
-            FromItem::Derived { select, .. } => select_tables(select, out),
-            FromItem::Join {
-                left, right, on, ..
-            } => {
-                from(left, out);
-                from(right, out);
-                if let Some(e) = on {
-                    expr_tables(e, out);
-                }
-            }
-        }
-    }
-    for f in &s.from {
-        from(f, out);
-    }
-    for i in &s.items {
-        expr_tables(&i.expr, out);
-    }
-    for e in s.filter.iter().chain(&s.having) {
-        expr_tables(e, out);
-    }
-    if let Some((_, u)) = &s.union {
-        select_tables(u, out);
-    }
-}
-
-fn expr_tables(e: &Expr, out: &mut Vec<TableName>) {
-    bind::visit(e, &mut |x| match x {
-        Expr::Subquery(s) | Expr::Exists(s) | Expr::InSubquery { select: s, .. } => {
-            select_tables(s, out)
-        }
-        Expr::Quantified(q) => select_tables(&q.select, out),
-        _ => {}
-    });
+    walk(s, &mut |_| {}, &mut |t| out.push(t.clone()));
 }
 
 /// Calls `f` on every expression node of a SELECT, subqueries and derived tables
 /// included.
 fn select_exprs(s: &Select, f: &mut dyn FnMut(&Expr)) {
-    fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    walk(s, f, &mut |_| {});
+}
+
+/// Visits a SELECT whole: `on_expr` gets every expression node, `on_table` every
+/// table name (FROM, joins, derived tables, subqueries, UNION parts).
+fn walk(s: &Select, on_expr: &mut dyn FnMut(&Expr), on_table: &mut dyn FnMut(&TableName)) {
+    type OnExpr<'a> = &'a mut dyn FnMut(&Expr);
+    type OnTable<'a> = &'a mut dyn FnMut(&TableName);
+    fn expr(e: &Expr, on_expr: OnExpr, on_table: OnTable) {
         bind::visit(e, &mut |x| {
-            f(x);
+            on_expr(x);
             match x {
                 Expr::Subquery(s) | Expr::Exists(s) | Expr::InSubquery { select: s, .. } => {
-                    select_exprs(s, f)
+                    walk(s, on_expr, on_table)
                 }
-                Expr::Quantified(q) => select_exprs(&q.select, f),
+                Expr::Quantified(q) => walk(&q.select, on_expr, on_table),
                 _ => {}
             }
         });
     }
-    fn from(item: &FromItem, f: &mut dyn FnMut(&Expr)) {
+    fn from(item: &FromItem, on_expr: OnExpr, on_table: OnTable) {
         match item {
-            FromItem::Table { .. } => {}
-            FromItem::Derived { select, .. } => select_exprs(select, f),
+            FromItem::Table { name, .. } => on_table(name),
+            FromItem::Derived { select, .. } => walk(select, on_expr, on_table),
             FromItem::Join {
                 left, right, on, ..
             } => {
-                from(left, f);
-                from(right, f);
+                from(left, on_expr, on_table);
+                from(right, on_expr, on_table);
                 if let Some(e) = on {
-                    expr(e, f);
+                    expr(e, on_expr, on_table);
                 }
             }
         }
     }
     for item in &s.from {
-        from(item, f);
+        from(item, on_expr, on_table);
     }
-    for i in &s.items {
-        expr(&i.expr, f);
-    }
-    for e in s.filter.iter().chain(&s.having).chain(&s.group_by) {
-        expr(e, f);
-    }
-    for o in s.order_by.iter().chain(&s.union_order) {
-        expr(&o.expr, f);
-    }
-    for e in s.limit.iter().chain(&s.offset) {
-        expr(e, f);
+    let exprs = s.items.iter().map(|i| &i.expr);
+    let exprs = exprs.chain(s.filter.iter().chain(&s.having).chain(&s.group_by));
+    let exprs = exprs.chain(s.order_by.iter().chain(&s.union_order).map(|o| &o.expr));
+    for e in exprs.chain(s.limit.iter().chain(&s.offset)) {
+        expr(e, on_expr, on_table);
     }
     if let Some((_, u)) = &s.union {
-        select_exprs(u, f);
+        walk(u, on_expr, on_table);
     }
 }
 
