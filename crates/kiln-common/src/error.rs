@@ -187,6 +187,7 @@ errors! {
     ER_NONUPDATEABLE_COLUMN = (1348, "HY000", "Column '%s' is not updatable");
     ER_VIEW_DELETE_MERGE_VIEW = (1395, "HY000", "Can not delete from join view '%s.%s'");
     ER_FORBID_SCHEMA_CHANGE = (1450, "HY000", "Changing schema from '%s' to '%s' is not allowed.");
+    ER_VIEW_MULTIUPDATE = (1393, "HY000", "Can not modify more than one base table through a join view '%s.%s'");
     ER_VIEW_INVALID = (1356, "HY000", "View '%s.%s' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them");
     ER_VIEW_CHECK_FAILED = (1369, "HY000", "CHECK OPTION failed '%s.%s'");
     ER_VIEW_NONUPD_CHECK = (1368, "HY000", "CHECK OPTION on non-updatable view '%s.%s'");

@@ -31,8 +31,9 @@
 //!
 //! Deviations: SHOW CREATE VIEW prints the SELECT as the client wrote it (MySQL
 //! prints its normalized form with every name backquoted and qualified); INSERT ...
-//! SELECT through a view with CHECK OPTION is not checked; join views are not
-//! updatable; views are always materialized (ALGORITHM is stored and shown only).
+//! SELECT through a view with CHECK OPTION is not checked; UPDATE of a join view
+//! (`join_view_update`, a multi-table UPDATE) works over base tables without CHECK
+//! OPTION only, and INSERT into a join view not at all; views are always materialized (ALGORITHM is stored and shown only).
 
 use std::sync::Arc;
 
@@ -41,6 +42,7 @@ use kiln_common::{ErrorKind, KilnError, Result};
 use crate::ast::*;
 use crate::dict::{Catalog, CheckOption, ViewDef};
 use crate::exec::bind;
+use crate::parse::Parsed;
 use crate::privilege::{self, Privileges};
 use crate::result::{ColumnInfo, Outcome};
 use crate::session::Session;
@@ -1071,6 +1073,9 @@ fn dml_target_update(sess: &mut Session, cat: &Arc<Catalog>, u: &mut Update) -> 
         return Ok(());
     };
     let (name, alias) = (name.clone(), alias.clone());
+    if join_view_update(sess, cat, u, &name, alias.as_deref())? {
+        return Ok(());
+    }
     let Some(chain) = merge_chain(sess, cat, &name, "UPDATE")? else {
         return Ok(());
     };
@@ -1138,6 +1143,145 @@ fn dml_target_update(sess: &mut Session, cat: &Arc<Catalog>, u: &mut Update) -> 
         }
     }
     Ok(())
+}
+
+/// UPDATE of a join view over base tables (MySQL's rule: the assigned columns all
+/// belong to one of its tables, else 1393): a multi-table UPDATE over the view's
+/// joins, its WHERE ANDed in. Returns false when `name` is no such view (CHECK OPTION
+/// views and views over views take the single-table path, which refuses joins).
+fn join_view_update(
+    sess: &mut Session,
+    cat: &Arc<Catalog>,
+    u: &mut Update,
+    name: &TableName,
+    alias: Option<&str>,
+) -> Result<bool> {
+    let Some(schema) = name.schema.clone().or_else(|| sess.database.clone()) else {
+        return Ok(false);
+    };
+    if sess.temp.get(&schema, &name.name).is_some() {
+        return Ok(false);
+    }
+    let Some(v) = cat.view(&schema, &name.name).cloned() else {
+        return Ok(false);
+    };
+    let Ok(Parsed {
+        stmt: Stmt::Select(mut body),
+        ..
+    }) = crate::parse::parse_one(&v.select_text, false)
+    else {
+        return Ok(false);
+    };
+    let star = body
+        .items
+        .iter()
+        .any(|i| matches!(&i.expr, Expr::Column { name, .. } if name == "*"));
+    if v.check != CheckOption::None
+        || star
+        || !updatable_shape(&body)
+        || matches!(body.from.as_slice(), [FromItem::Table { .. }])
+    {
+        return Ok(false);
+    }
+    // Qualify the joined tables; each must be a base table the definer may change.
+    let mut tables = Vec::new();
+    for f in &mut body.from {
+        qualify_from(f, &v.body_db, &mut tables);
+    }
+    let privs = if v.invoker {
+        Some(sess.privileges())
+    } else {
+        sess.server
+            .account_privileges(&v.definer_user, &v.definer_host)
+    };
+    let invalid = || KilnError::new(ErrorKind::ER_VIEW_INVALID, &[&v.schema, &v.name]);
+    for (s, t) in &tables {
+        if cat.table(s, t).is_none() {
+            return Err(if cat.view(s, t).is_some() {
+                KilnError::new(ErrorKind::ER_NON_UPDATABLE_TABLE, &[&name.name, &"UPDATE"])
+            } else {
+                invalid()
+            });
+        }
+        if !privs
+            .as_ref()
+            .is_some_and(|p| p.table_has(s, t, privilege::UPDATE | privilege::SELECT))
+        {
+            return Err(invalid());
+        }
+    }
+    let names: Vec<String> = if v.columns.is_empty() {
+        body.items.iter().map(|i| i.name.clone()).collect()
+    } else {
+        v.columns.clone()
+    };
+    if names.len() != body.items.len() {
+        return Err(invalid());
+    }
+    let alias = alias.unwrap_or(&name.name).to_string();
+    let lookup = |q: Option<&str>, c: &str| -> Result<Expr> {
+        if q.is_some_and(|q| q != alias) {
+            return Err(KilnError::new(
+                ErrorKind::ER_BAD_FIELD_ERROR,
+                &[&c, &"field list"],
+            ));
+        }
+        names
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(c))
+            .map(|i| body.items[i].expr.clone())
+            .ok_or_else(|| KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&c, &"field list"]))
+    };
+    let substitute = |e: &Expr| {
+        bind::rewrite(e, &mut |x| {
+            Ok(match x {
+                Expr::Column { qualifier, name } if name != "*" => {
+                    Some(lookup(qualifier.as_deref(), name)?)
+                }
+                _ => None,
+            })
+        })
+    };
+    let mut sets = Vec::with_capacity(u.sets.len());
+    let mut target: Option<Option<String>> = None;
+    for (q, c, e) in &u.sets {
+        let Expr::Column {
+            qualifier,
+            name: base,
+        } = lookup(q.as_deref(), c)?
+        else {
+            return Err(KilnError::new(ErrorKind::ER_NONUPDATEABLE_COLUMN, &[c]));
+        };
+        if target.as_ref().is_some_and(|t| *t != qualifier) {
+            return Err(KilnError::new(
+                ErrorKind::ER_VIEW_MULTIUPDATE,
+                &[&v.schema, &v.name],
+            ));
+        }
+        target = Some(qualifier.clone());
+        let e = e.as_ref().map(&substitute).transpose()?;
+        sets.push((qualifier, base, e));
+    }
+    let filter = u.filter.as_ref().map(&substitute).transpose()?;
+    u.filter = and(filter, body.filter.take());
+    u.sets = sets;
+    u.tables = body.from;
+    Ok(true)
+}
+
+/// Qualifies the tables of a FROM item with `db`; collects (schema, name) of each.
+fn qualify_from(f: &mut FromItem, db: &str, out: &mut Vec<(String, String)>) {
+    match f {
+        FromItem::Table { name, .. } => {
+            let s = name.schema.get_or_insert_with(|| db.to_string());
+            out.push((s.clone(), name.name.clone()));
+        }
+        FromItem::Derived { .. } => {}
+        FromItem::Join { left, right, .. } => {
+            qualify_from(left, db, out);
+            qualify_from(right, db, out);
+        }
+    }
 }
 
 fn dml_target_delete(sess: &mut Session, cat: &Arc<Catalog>, d: &mut Delete) -> Result<()> {
