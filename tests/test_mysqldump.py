@@ -93,3 +93,45 @@ def test_dump_restore_dump_is_identical(kiln_factory):
     # The restored table keeps its definition, indexes and counter.
     create = b.query("SHOW CREATE TABLE dumpdb.every_type")[0][1]
     assert "UNIQUE KEY `u_vc` (`vc`)" in create and "AUTO_INCREMENT=4" in create
+
+
+VIEW_SCHEMA = [
+    "CREATE DATABASE dumpdb",
+    "CREATE TABLE dumpdb.items (id INT PRIMARY KEY, name VARCHAR(20), qty INT)",
+    "INSERT INTO dumpdb.items VALUES (1, 'pen', 3), (2, 'ink', 0), (3, 'pad', 9)",
+    # `a_view` sorts before the view it reads: the dump's stand-in views make that work.
+    "CREATE VIEW dumpdb.a_view AS SELECT name FROM dumpdb.z_stock WHERE qty > 1",
+    "CREATE VIEW dumpdb.in_stock (item, n) AS SELECT name, qty FROM dumpdb.items "
+    "WHERE qty > 0 WITH CASCADED CHECK OPTION",
+    "CREATE SQL SECURITY INVOKER VIEW dumpdb.totals AS SELECT COUNT(*) AS c, SUM(qty) AS s "
+    "FROM dumpdb.items",
+]
+
+
+def test_dump_with_views_restores_identically(kiln_factory):
+    a = kiln_factory()
+    a.query(VIEW_SCHEMA[0])
+    a.query(VIEW_SCHEMA[1])
+    a.query(VIEW_SCHEMA[2])
+    a.query("CREATE VIEW dumpdb.z_stock AS SELECT name, qty FROM dumpdb.items")
+    for sql in VIEW_SCHEMA[3:]:
+        a.query(sql)
+    first = dump(a)
+    text = first.decode()
+    assert "/*!50001 CREATE ALGORITHM=UNDEFINED */" in text
+    assert "/*!50013 DEFINER=`root`@`localhost` SQL SECURITY INVOKER */" in text
+    assert "WITH CASCADED CHECK OPTION" in text
+    assert "INSERT INTO `in_stock`" not in text  # a view's rows are not dumped
+    b = kiln_factory()
+    restore(b, first)
+    second = dump(b)
+    assert first == second, "\n".join(
+        f"- {x!r}\n+ {y!r}" for x, y in zip(first.splitlines(), second.splitlines()) if x != y
+    )
+    for q in ("SELECT * FROM dumpdb.a_view ORDER BY 1",
+              "SELECT * FROM dumpdb.in_stock ORDER BY 1",
+              "SELECT * FROM dumpdb.totals",
+              "SHOW CREATE VIEW dumpdb.in_stock"):
+        assert a.query(q) == b.query(q), q
+    assert b.query("SELECT TABLE_NAME FROM information_schema.VIEWS ORDER BY 1") == (
+        ("a_view",), ("in_stock",), ("totals",), ("z_stock",))

@@ -184,6 +184,18 @@ errors! {
     ER_AUTOINC_READ_FAILED = (1467, "HY000", "Failed to read auto-increment value from storage engine");
     ER_ALTER_OPERATION_NOT_SUPPORTED = (1845, "0A000", "%s is not supported for this operation. Try %s.");
     ER_WRONG_OBJECT = (1347, "HY000", "'%s.%s' is not %s");
+    ER_NONUPDATEABLE_COLUMN = (1348, "HY000", "Column '%s' is not updatable");
+    ER_VIEW_DELETE_MERGE_VIEW = (1395, "HY000", "Can not delete from join view '%s.%s'");
+    ER_FORBID_SCHEMA_CHANGE = (1450, "HY000", "Changing schema from '%s' to '%s' is not allowed.");
+    ER_VIEW_MULTIUPDATE = (1393, "HY000", "Can not modify more than one base table through a join view '%s.%s'");
+    ER_VIEW_INVALID = (1356, "HY000", "View '%s.%s' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them");
+    ER_VIEW_CHECK_FAILED = (1369, "HY000", "CHECK OPTION failed '%s.%s'");
+    ER_VIEW_NONUPD_CHECK = (1368, "HY000", "CHECK OPTION on non-updatable view '%s.%s'");
+    ER_VIEW_RECURSIVE = (1462, "HY000", "`%s`.`%s` contains view recursion");
+    ER_VIEW_WRONG_LIST = (1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts");
+    ER_VIEW_SELECT_VARIABLE = (1351, "HY000", "View's SELECT contains a variable or parameter");
+    ER_VIEW_SELECT_TMPTABLE = (1352, "HY000", "View's SELECT refers to a temporary table '%s'");
+    ER_NON_INSERTABLE_TABLE = (1471, "HY000", "The target table %s of the %s is not insertable-into");
     ER_TOO_LONG_TABLE_COMMENT = (1628, "HY000", "Comment for table '%s' is too long (max = %lu)");
     ER_ILLEGAL_GRANT_FOR_TABLE = (1144, "42000", "Illegal GRANT/REVOKE command; please consult the manual to see which privileges can be used");
     ER_NONEXISTING_GRANT = (1141, "42000", "There is no such grant defined for user '%s' on host '%s'");

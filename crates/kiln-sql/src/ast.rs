@@ -247,7 +247,13 @@ pub enum FromItem {
         alias: Option<String>,
     },
     /// `(SELECT ...) AS alias`
-    Derived { select: Box<Select>, alias: String },
+    Derived {
+        select: Box<Select>,
+        alias: String,
+        /// The view this derived table stands for (exec/view.rs): an unknown column
+        /// inside it is the view's 1356.
+        view: Option<Box<TableName>>,
+    },
     Join {
         left: Box<FromItem>,
         right: Box<FromItem>,
@@ -595,16 +601,26 @@ pub enum ShowKind {
     CountWarnings,
     CountErrors,
     Databases,
-    Processlist { full: bool },
+    Processlist {
+        full: bool,
+    },
     Engines,
     Charset,
     Collation,
     Grants(Option<UserSpec>),
-    Tables { full: bool, db: Option<String> },
-    Columns { table: TableName, full: bool },
+    Tables {
+        full: bool,
+        db: Option<String>,
+    },
+    Columns {
+        table: TableName,
+        full: bool,
+    },
     Index(TableName),
     CreateTable(TableName),
     CreateDatabase(String),
+    /// SHOW CREATE VIEW (exec/view.rs).
+    CreateView(TableName),
     TableStatus(Option<String>),
     EngineStatus,
 }
@@ -698,6 +714,13 @@ pub enum Stmt {
         temporary: bool,
     },
     TruncateTable(TableName),
+    /// CREATE [OR REPLACE] VIEW / ALTER VIEW (exec/view.rs).
+    CreateView(Box<CreateView>),
+    /// DROP VIEW [IF EXISTS] v, ... [RESTRICT | CASCADE]
+    DropView {
+        names: Vec<TableName>,
+        if_exists: bool,
+    },
     RenameTable(Vec<(TableName, TableName)>),
     CreateIndex {
         table: TableName,
@@ -735,4 +758,25 @@ pub enum ExplainFormat {
     Traditional,
     Json,
     Tree,
+}
+
+/// `CREATE [OR REPLACE] [ALGORITHM = a] [DEFINER = u] [SQL SECURITY s] VIEW v [(cols)]
+/// AS select [WITH [CASCADED | LOCAL] CHECK OPTION]`, and ALTER VIEW (`alter`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateView {
+    pub name: TableName,
+    pub or_replace: bool,
+    pub alter: bool,
+    /// UNDEFINED / MERGE / TEMPTABLE (upper-case); None: UNDEFINED.
+    pub algorithm: Option<String>,
+    /// None: CURRENT_USER.
+    pub definer: Option<UserSpec>,
+    /// Some(true): SQL SECURITY INVOKER; None: DEFINER.
+    pub invoker: Option<bool>,
+    pub columns: Vec<String>,
+    pub select: Box<Select>,
+    /// The SELECT's source text.
+    pub select_text: String,
+    /// None: no CHECK OPTION; Some(true): LOCAL; Some(false): CASCADED.
+    pub check_local: Option<bool>,
 }

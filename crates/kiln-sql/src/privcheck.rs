@@ -158,6 +158,23 @@ pub(crate) fn check(sess: &mut Session, stmt: &Stmt) -> Result<()> {
             c.table(t, DROP);
             c.finish()
         }
+        Stmt::CreateView(cv) => {
+            // MySQL: CREATE VIEW on the view (OR REPLACE / ALTER: DROP too), SELECT on
+            // what it reads.
+            let mut need = CREATE_VIEW;
+            if cv.or_replace || cv.alter {
+                need |= DROP;
+            }
+            c.needs.push(base_need(c.sess, &cv.name, need));
+            c.select(&cv.select);
+            c.finish()
+        }
+        Stmt::DropView { names, .. } => {
+            for n in names {
+                c.needs.push(base_need(c.sess, n, DROP));
+            }
+            c.finish()
+        }
         Stmt::RenameTable(pairs) => {
             // RENAME TABLE works on base tables only (MySQL), temporary ones or not.
             for (from, to) in pairs {
@@ -470,12 +487,30 @@ impl Checker<'_, '_> {
             ShowKind::Columns { table, .. }
             | ShowKind::Index(table)
             | ShowKind::CreateTable(table) => {
+                if let ShowKind::CreateTable(t) = kind
+                    && let Some(n) = need_of(self.sess, t, SHOW_VIEW | SELECT)
+                    && self.p.sees_table(&n.db, &n.table)
+                    && crate::exec::view::lookup(self.sess, t)
+                        .ok()
+                        .flatten()
+                        .is_some()
+                {
+                    // SHOW CREATE TABLE of a view: what SHOW CREATE VIEW needs.
+                    self.needs.push(Some(n));
+                    return self.finish();
+                }
                 if let Some(n) = need_of(self.sess, table, SELECT)
                     && !self.p.sees_table(&n.db, &n.table)
                 {
                     return Err(table_denied(self.sess, SELECT, &n.table));
                 }
                 Ok(())
+            }
+            ShowKind::CreateView(table) => {
+                // MySQL: SHOW VIEW and SELECT on the view.
+                self.needs
+                    .push(need_of(self.sess, table, SHOW_VIEW | SELECT));
+                self.finish()
             }
             ShowKind::CreateDatabase(db) => self.visible_db(db),
             ShowKind::Tables { db: Some(db), .. } | ShowKind::TableStatus(Some(db)) => {

@@ -328,7 +328,12 @@ impl Session {
         if matches!(parsed.stmt, Stmt::LoadData(_)) {
             return Err(ErrorKind::ER_UNSUPPORTED_PS.into());
         }
-        let columns = match &parsed.stmt {
+        // A SELECT over views is described over the views' SELECTs.
+        let expanded = match &parsed.stmt {
+            Stmt::Select(_) => crate::exec::view::expand(self, &parsed.stmt)?,
+            _ => None,
+        };
+        let columns = match expanded.as_ref().unwrap_or(&parsed.stmt) {
             Stmt::Select(s) if !s.from.is_empty() => crate::exec::columns::describe(self, s)?,
             Stmt::Select(s) => s
                 .items
@@ -473,6 +478,9 @@ impl Session {
     ) -> Result<Outcome> {
         crate::privcheck::check(self, stmt)?;
         self.check_reopen(stmt)?;
+        // Views become derived tables (and DML through a view goes to its table).
+        let expanded = crate::exec::view::expand(self, stmt)?;
+        let stmt = expanded.as_ref().unwrap_or(stmt);
         if is_implicit_commit(stmt) {
             self.commit_current()?;
         }
@@ -507,6 +515,10 @@ impl Session {
                 temporary,
             } => crate::exec::ddl::drop_tables(self, names, *if_exists, *temporary),
             Stmt::TruncateTable(t) => crate::exec::ddl::truncate(self, t),
+            Stmt::CreateView(cv) => crate::exec::view::create_view(self, cv),
+            Stmt::DropView { names, if_exists } => {
+                crate::exec::view::drop_views(self, names, *if_exists)
+            }
             Stmt::RenameTable(pairs) => crate::exec::ddl::rename(self, pairs),
             Stmt::CreateIndex { table, spec } => {
                 crate::exec::alter::create_index(self, table, spec)
@@ -834,6 +846,8 @@ fn is_implicit_commit(stmt: &Stmt) -> bool {
                 ..
             }
             | Stmt::TruncateTable(_)
+            | Stmt::CreateView(_)
+            | Stmt::DropView { .. }
             | Stmt::RenameTable(_)
             | Stmt::CreateIndex { .. }
             | Stmt::DropIndex { .. }
@@ -880,7 +894,7 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
             ShowKind::Tables { .. } => "show_tables",
             ShowKind::Columns { .. } => "show_fields",
             ShowKind::Index(_) => "show_keys",
-            ShowKind::CreateTable(_) => "show_create_table",
+            ShowKind::CreateTable(_) | ShowKind::CreateView(_) => "show_create_table",
             ShowKind::CreateDatabase(_) => "show_create_db",
             ShowKind::TableStatus(_) => "show_table_status",
             ShowKind::EngineStatus => "show_engine_status",
@@ -907,6 +921,8 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
         Stmt::CreateDatabase { .. } => "create_db",
         Stmt::DropDatabase { .. } => "drop_db",
         Stmt::CreateTable(_) => "create_table",
+        Stmt::CreateView(_) => "create_view",
+        Stmt::DropView { .. } => "drop_view",
         Stmt::DropTable { .. } => "drop_table",
         Stmt::TruncateTable(_) => "truncate",
         Stmt::RenameTable(_) => "rename_table",

@@ -241,6 +241,7 @@ impl Session {
             && let GrantObject::Table(d, t) = &object
             && self.dict.is_some()
             && self.catalog()?.table(d, t).is_none()
+            && self.catalog()?.view(d, t).is_none()
         {
             return Err(KilnError::new(ErrorKind::ER_NO_SUCH_TABLE, &[d, t]));
         }

@@ -115,6 +115,7 @@ pub fn show(
             | ShowKind::Columns { .. }
             | ShowKind::Index(_)
             | ShowKind::CreateTable(_)
+            | ShowKind::CreateView(_)
             | ShowKind::CreateDatabase(_)
             | ShowKind::TableStatus(_)
             | ShowKind::EngineStatus => {

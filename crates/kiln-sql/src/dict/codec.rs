@@ -24,7 +24,7 @@ pub struct Writer {
 }
 
 impl Writer {
-    fn u(&mut self, mut v: u64) {
+    pub(crate) fn u(&mut self, mut v: u64) {
         loop {
             let b = (v & 0x7F) as u8;
             v >>= 7;
@@ -35,24 +35,24 @@ impl Writer {
             self.buf.push(b | 0x80);
         }
     }
-    fn b(&mut self, v: bool) {
+    pub(crate) fn b(&mut self, v: bool) {
         self.buf.push(v as u8);
     }
-    fn s(&mut self, v: &str) {
+    pub(crate) fn s(&mut self, v: &str) {
         self.u(v.len() as u64);
         self.buf.extend_from_slice(v.as_bytes());
     }
-    fn bytes(&mut self, v: &[u8]) {
+    pub(crate) fn bytes(&mut self, v: &[u8]) {
         self.u(v.len() as u64);
         self.buf.extend_from_slice(v);
     }
-    fn os(&mut self, v: &Option<String>) {
+    pub(crate) fn os(&mut self, v: &Option<String>) {
         self.b(v.is_some());
         if let Some(s) = v {
             self.s(s);
         }
     }
-    fn strs(&mut self, v: &[String]) {
+    pub(crate) fn strs(&mut self, v: &[String]) {
         self.u(v.len() as u64);
         for s in v {
             self.s(s);
@@ -71,7 +71,10 @@ impl<'a> Reader<'a> {
     pub fn new(b: &'a [u8]) -> Reader<'a> {
         Reader { b, i: 0 }
     }
-    fn u(&mut self) -> R<u64> {
+    pub(crate) fn skip(&mut self, n: usize) {
+        self.i = (self.i + n).min(self.b.len());
+    }
+    pub(crate) fn u(&mut self) -> R<u64> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let byte = *self.b.get(self.i).ok_or("truncated varint")?;
@@ -83,15 +86,15 @@ impl<'a> Reader<'a> {
         }
         Err("varint too long".into())
     }
-    fn u32(&mut self) -> R<u32> {
+    pub(crate) fn u32(&mut self) -> R<u32> {
         u32::try_from(self.u()?).map_err(|_| "value out of range".to_string())
     }
-    fn b(&mut self) -> R<bool> {
+    pub(crate) fn b(&mut self) -> R<bool> {
         let v = *self.b.get(self.i).ok_or("truncated")?;
         self.i += 1;
         Ok(v != 0)
     }
-    fn raw(&mut self) -> R<&'a [u8]> {
+    pub(crate) fn raw(&mut self) -> R<&'a [u8]> {
         let n = self.u()?;
         if n > STRING_LEN_MAX || n as usize > self.b.len() - self.i {
             return Err("bad length".into());
@@ -100,20 +103,20 @@ impl<'a> Reader<'a> {
         self.i += n as usize;
         Ok(s)
     }
-    fn s(&mut self) -> R<String> {
+    pub(crate) fn s(&mut self) -> R<String> {
         String::from_utf8(self.raw()?.to_vec()).map_err(|_| "bad UTF-8".to_string())
     }
-    fn os(&mut self) -> R<Option<String>> {
+    pub(crate) fn os(&mut self) -> R<Option<String>> {
         Ok(if self.b()? { Some(self.s()?) } else { None })
     }
-    fn count(&mut self) -> R<usize> {
+    pub(crate) fn count(&mut self) -> R<usize> {
         let n = self.u()?;
         if n > LIST_LEN_MAX {
             return Err("list too long".into());
         }
         Ok(n as usize)
     }
-    fn strs(&mut self) -> R<Vec<String>> {
+    pub(crate) fn strs(&mut self) -> R<Vec<String>> {
         let n = self.count()?;
         (0..n).map(|_| self.s()).collect()
     }

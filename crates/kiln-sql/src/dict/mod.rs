@@ -8,6 +8,7 @@
 //! ```text
 //! 'D' 0x00 name                      → DatabaseDef   (codec.rs)
 //! 'T' 0x00 schema 0x00 name          → TableDef
+//! 'V' 0x00 schema 0x00 name          → ViewDef       (view.rs)
 //! 'N'                                → next table id (u64 big-endian)
 //! ```
 //!
@@ -33,8 +34,10 @@
 
 pub mod codec;
 mod table;
+pub mod view;
 
 pub use table::TableHandle;
+pub use view::{CheckOption, ViewDef};
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -178,6 +181,8 @@ pub struct Catalog {
     pub version: u64,
     pub databases: BTreeMap<String, Arc<DatabaseDef>>,
     pub tables: HashMap<(String, String), Arc<TableHandle>>,
+    /// Views (view.rs): same namespace as the tables, never both for one name.
+    pub views: HashMap<(String, String), Arc<ViewDef>>,
 }
 
 impl Catalog {
@@ -300,6 +305,10 @@ impl Dictionary {
             if k.starts_with(b"D\0") {
                 let d = codec::decode_database(v).map_err(corrupt)?;
                 cat.databases.insert(d.name.clone(), Arc::new(d));
+            } else if k.starts_with(b"V\0") {
+                let v = view::decode_view(v).map_err(corrupt)?;
+                cat.views
+                    .insert((v.schema.clone(), v.name.clone()), Arc::new(v));
             } else if k.starts_with(b"T\0") {
                 let def = codec::decode_table(v).map_err(corrupt)?;
                 used_spaces.insert(def.space_id);
@@ -370,6 +379,7 @@ impl Dictionary {
             version: current.version + 1,
             databases: current.databases.clone(),
             tables: current.tables.clone(),
+            views: current.views.clone(),
         };
         let mut trx = session.begin(TrxOptions::default());
         let out = match f(&mut trx, &mut next) {
@@ -425,6 +435,11 @@ impl Dictionary {
                 trx.delete(&self.tree, &table_key(name, &t.def.name))
                     .map_err(storage_error)?;
                 cat.tables.remove(&(name.to_string(), t.def.name.clone()));
+            }
+            for v in cat.views_of(name).into_iter().cloned().collect::<Vec<_>>() {
+                trx.delete(&self.tree, &view::view_key(name, &v.name))
+                    .map_err(storage_error)?;
+                cat.views.remove(&(name.to_string(), v.name.clone()));
             }
             trx.delete(&self.tree, &db_key(name))
                 .map_err(storage_error)?;
@@ -493,7 +508,9 @@ impl Dictionary {
             if !cat.databases.contains_key(&def.schema) {
                 return Err(KilnError::new(ErrorKind::ER_BAD_DB_ERROR, &[&def.schema]));
             }
-            if cat.table(&def.schema, &def.name).is_some() {
+            if cat.table(&def.schema, &def.name).is_some()
+                || cat.view(&def.schema, &def.name).is_some()
+            {
                 if if_not_exists {
                     return Ok(false);
                 }
@@ -573,7 +590,9 @@ impl Dictionary {
                 if !cat.databases.contains_key(&def.schema) {
                     return Err(KilnError::new(ErrorKind::ER_BAD_DB_ERROR, &[&def.schema]));
                 }
-                if cat.table(&def.schema, &def.name).is_some() {
+                if cat.table(&def.schema, &def.name).is_some()
+                    || cat.view(&def.schema, &def.name).is_some()
+                {
                     return Err(KilnError::new(
                         ErrorKind::ER_TABLE_EXISTS_ERROR,
                         &[&def.name],

@@ -36,7 +36,7 @@ pub fn describe(sess: &mut Session, s: &Select) -> Result<Vec<ColumnInfo>> {
                 };
                 Ok((scope, vec![t]))
             }
-            FromItem::Derived { select, alias } => {
+            FromItem::Derived { select, alias, .. } => {
                 let columns = describe(sess, select)?
                     .into_iter()
                     .map(|c| ScopeColumn {

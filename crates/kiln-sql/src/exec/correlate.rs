@@ -32,7 +32,7 @@ pub(crate) fn inner_names(
                     .unwrap_or_default();
                 out.push((alias.clone().unwrap_or_else(|| name.name.clone()), cols));
             }
-            FromItem::Derived { alias, select } => {
+            FromItem::Derived { alias, select, .. } => {
                 let cols = select.items.iter().map(|i| i.name.clone()).collect();
                 out.push((alias.clone(), cols));
             }

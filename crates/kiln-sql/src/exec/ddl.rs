@@ -725,7 +725,7 @@ fn store_new_table(sess: &mut Session, ct: &CreateTable, def: TableDef) -> Resul
     }
 }
 
-fn type_from_result(c: &crate::result::ColumnInfo, collation: &str) -> SqlType {
+pub(crate) fn type_from_result(c: &crate::result::ColumnInfo, collation: &str) -> SqlType {
     use crate::result::ColumnKind as K;
     match c.kind {
         K::Tiny | K::Short | K::Int24 | K::Long | K::LongLong => SqlType::Int {
@@ -830,6 +830,11 @@ pub fn rename(sess: &mut Session, pairs: &[(TableName, TableName)]) -> Result<Ou
         let fs = schema_of(sess, from)?;
         let ts = schema_of(sess, to)?;
         check_name(&to.name, ErrorKind::ER_WRONG_TABLE_NAME)?;
+        if sess.catalog()?.view(&fs, &from.name).is_some() {
+            // A view renames within its database (exec/view.rs).
+            sess.dict()?.rename_view(&fs, &from.name, &ts, &to.name)?;
+            continue;
+        }
         let to_name = to.name.clone();
         sess.dict()?.replace_table(
             &fs,

@@ -272,7 +272,7 @@ fn nested_units(s: &Select) -> Vec<Nested> {
     fn from(f: &FromItem, out: &mut Vec<Nested>) {
         match f {
             FromItem::Table { .. } => {}
-            FromItem::Derived { select, alias } => out.push(Nested {
+            FromItem::Derived { select, alias, .. } => out.push(Nested {
                 select: (**select).clone(),
                 derived: Some(alias.clone()),
             }),
@@ -1002,7 +1002,7 @@ fn join_leaves(sess: &mut Session, item: &FromItem, out: &mut Vec<Leaf>) -> Resu
                 condition: false,
             });
         }
-        FromItem::Derived { select, alias } => {
+        FromItem::Derived { select, alias, .. } => {
             let columns = if select.from.is_empty() {
                 select.items.iter().map(|i| i.name.clone()).collect()
             } else {

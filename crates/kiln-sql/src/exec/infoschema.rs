@@ -6,7 +6,7 @@
 
 use kiln_common::Result;
 
-use crate::dict::{ColumnDefault, IndexKindDef, TableHandle};
+use crate::dict::{IndexKindDef, TableHandle};
 use crate::session::Session;
 use crate::types::SqlType;
 use crate::value::Value;
@@ -115,6 +115,20 @@ fn tables(sess: &mut Session) -> Result<Vec<std::sync::Arc<TableHandle>>> {
     Ok(v)
 }
 
+/// The views the session may see (any privilege on them), by schema and name.
+fn views(sess: &mut Session) -> Result<Vec<std::sync::Arc<crate::dict::ViewDef>>> {
+    let cat = sess.catalog()?;
+    let p = sess.privileges();
+    let mut v: Vec<_> = cat
+        .views
+        .values()
+        .filter(|v| p.sees_table(&v.schema, &v.name))
+        .cloned()
+        .collect();
+    v.sort_by(|a, b| (&a.schema, &a.name).cmp(&(&b.schema, &b.name)));
+    Ok(v)
+}
+
 /// The rows of information_schema.`name` (None: no such table).
 pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
     let upper = name.to_ascii_uppercase();
@@ -199,6 +213,12 @@ pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
                     s(d.comment.clone()),
                 ]);
             }
+            for v in views(sess)? {
+                let mut r = vec![s("def"), s(v.schema.clone()), s(v.name.clone()), s("VIEW")];
+                r.resize(20, Value::Null);
+                r.push(s("VIEW"));
+                rows.push(r);
+            }
             for name in TABLES {
                 rows.push(vec![
                     s("def"),
@@ -256,47 +276,32 @@ pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
             for t in tables(sess)? {
                 let d = &t.def;
                 for (i, c) in d.columns.iter().enumerate() {
-                    let (max_chars, octets) = char_lengths(&c.ty);
-                    let (prec, scale) = numeric_precision(&c.ty);
-                    let dt_prec = match c.ty {
-                        SqlType::DateTime(f) | SqlType::Timestamp(f) | SqlType::Time(f) => {
-                            Some(f as u64)
-                        }
-                        _ => None,
+                    rows.push(column_row(
+                        [&d.schema, &d.name],
+                        i,
+                        c,
+                        super::show::key_flag(d, i),
+                        super::show::extra(c),
+                    ));
+                }
+            }
+            // A view's columns (a view that no longer resolves shows none).
+            for v in views(sess)? {
+                let Ok(cols) = super::view::columns_of(sess, &v) else {
+                    continue;
+                };
+                for (i, c) in cols.into_iter().enumerate() {
+                    let def = crate::dict::ColumnDef {
+                        name: c.name,
+                        ty: c.ty,
+                        nullable: c.nullable,
+                        default: c.default,
+                        auto_increment: false,
+                        on_update_now: false,
+                        comment: None,
+                        invisible: false,
                     };
-                    let coll = c.ty.collation().map(str::to_string);
-                    rows.push(vec![
-                        s("def"),
-                        s(d.schema.clone()),
-                        s(d.name.clone()),
-                        s(c.name.clone()),
-                        u(i as u64 + 1),
-                        match &c.default {
-                            Some(ColumnDefault::Value(Value::Null)) | None => Value::Null,
-                            Some(ColumnDefault::Value(v)) => {
-                                s(v.to_string_lossy().unwrap_or_default())
-                            }
-                            Some(ColumnDefault::CurrentTimestamp) => s("CURRENT_TIMESTAMP"),
-                            Some(ColumnDefault::Expr(e)) => s(e.clone()),
-                        },
-                        s(if c.nullable { "YES" } else { "NO" }),
-                        s(c.ty.data_type()),
-                        opt_u(max_chars),
-                        opt_u(octets),
-                        opt_u(prec),
-                        opt_u(scale),
-                        opt_u(dt_prec),
-                        coll.as_ref()
-                            .map_or(Value::Null, |c| s(c.split('_').next().unwrap_or(""))),
-                        coll.map_or(Value::Null, s),
-                        s(c.ty.column_type()),
-                        s(super::show::key_flag(d, i)),
-                        s(super::show::extra(c)),
-                        s("select,insert,update,references"),
-                        s(c.comment.clone().unwrap_or_default()),
-                        s(""),
-                        Value::Null,
-                    ]);
+                    rows.push(column_row([&v.schema, &v.name], i, &def, "", String::new()));
                 }
             }
             Virtual {
@@ -604,18 +609,37 @@ pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
                 rows,
             }
         }
-        "VIEWS" => empty(&[
-            "TABLE_CATALOG",
-            "TABLE_SCHEMA",
-            "TABLE_NAME",
-            "VIEW_DEFINITION",
-            "CHECK_OPTION",
-            "IS_UPDATABLE",
-            "DEFINER",
-            "SECURITY_TYPE",
-            "CHARACTER_SET_CLIENT",
-            "COLLATION_CONNECTION",
-        ]),
+        "VIEWS" => Virtual {
+            columns: vec![
+                "TABLE_CATALOG",
+                "TABLE_SCHEMA",
+                "TABLE_NAME",
+                "VIEW_DEFINITION",
+                "CHECK_OPTION",
+                "IS_UPDATABLE",
+                "DEFINER",
+                "SECURITY_TYPE",
+                "CHARACTER_SET_CLIENT",
+                "COLLATION_CONNECTION",
+            ],
+            rows: views(sess)?
+                .into_iter()
+                .map(|v| {
+                    vec![
+                        s("def"),
+                        s(v.schema.clone()),
+                        s(v.name.clone()),
+                        s(v.select_text.clone()),
+                        s(v.check.name()),
+                        s(if v.updatable { "YES" } else { "NO" }),
+                        s(v.definer()),
+                        s(if v.invoker { "INVOKER" } else { "DEFINER" }),
+                        s(v.charset_client.clone()),
+                        s(v.collation_connection.clone()),
+                    ]
+                })
+                .collect(),
+        },
         "ROUTINES" => empty(&[
             "SPECIFIC_NAME",
             "ROUTINE_CATALOG",
@@ -750,6 +774,48 @@ fn action(actions: &str, on: &str) -> String {
 }
 
 /// (CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH).
+/// One row of information_schema.COLUMNS.
+fn column_row(
+    [schema, table]: [&str; 2],
+    i: usize,
+    c: &crate::dict::ColumnDef,
+    key: &str,
+    extra: String,
+) -> Vec<Value> {
+    let (max_chars, octets) = char_lengths(&c.ty);
+    let (prec, scale) = numeric_precision(&c.ty);
+    let dt_prec = match c.ty {
+        SqlType::DateTime(f) | SqlType::Timestamp(f) | SqlType::Time(f) => Some(f as u64),
+        _ => None,
+    };
+    let coll = c.ty.collation().map(str::to_string);
+    vec![
+        s("def"),
+        s(schema),
+        s(table),
+        s(c.name.clone()),
+        u(i as u64 + 1),
+        super::show::default_text(&c.default),
+        s(if c.nullable { "YES" } else { "NO" }),
+        s(c.ty.data_type()),
+        opt_u(max_chars),
+        opt_u(octets),
+        opt_u(prec),
+        opt_u(scale),
+        opt_u(dt_prec),
+        coll.as_ref()
+            .map_or(Value::Null, |c| s(c.split('_').next().unwrap_or(""))),
+        coll.map_or(Value::Null, s),
+        s(c.ty.column_type()),
+        s(key),
+        s(extra),
+        s("select,insert,update,references"),
+        s(c.comment.clone().unwrap_or_default()),
+        s(""),
+        Value::Null,
+    ]
+}
+
 fn char_lengths(ty: &SqlType) -> (Option<u64>, Option<u64>) {
     let mb = match ty.collation() {
         Some(c) if c.starts_with("utf8mb4") => 4,

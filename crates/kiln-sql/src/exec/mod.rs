@@ -23,6 +23,7 @@ pub mod load;
 pub mod select;
 pub mod show;
 pub mod union_types;
+pub mod view;
 pub mod window;
 
 use kiln_common::Result;

@@ -487,8 +487,24 @@ pub(crate) fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Re
                 keys,
             })
         }
-        FromItem::Derived { select, alias } => {
-            let rows = run(sess, select)?;
+        FromItem::Derived {
+            select,
+            alias,
+            view,
+        } => {
+            let rows = run(sess, select).map_err(|e| match view {
+                // A column the view's tables no longer have: the view is invalid.
+                Some(v)
+                    if e.code == ErrorKind::ER_BAD_FIELD_ERROR.code()
+                        || e.code == ErrorKind::ER_VIEW_INVALID.code() =>
+                {
+                    KilnError::new(
+                        ErrorKind::ER_VIEW_INVALID,
+                        &[&v.schema.as_deref().unwrap_or_default(), &v.name],
+                    )
+                }
+                _ => e,
+            })?;
             Ok(Relation {
                 scope: Scope {
                     columns: rows

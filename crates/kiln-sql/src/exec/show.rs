@@ -76,6 +76,17 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
                     r
                 })
                 .collect();
+            for v in cat.views_of(&schema) {
+                if !p.sees_table(&schema, &v.name) {
+                    continue;
+                }
+                let mut r = vec![s(v.name.clone())];
+                if *full {
+                    r.push(s("VIEW"));
+                }
+                rows.push(r);
+            }
+            rows.sort_by(|a, b| a[0].to_string().cmp(&b[0].to_string()));
             if virtual_db {
                 for n in super::infoschema::TABLES {
                     let mut r = vec![s(*n)];
@@ -89,6 +100,20 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
         }
         ShowKind::Columns { table, full } => columns(sess, table, *full)?,
         ShowKind::Index(table) => indexes(sess, table)?,
+        ShowKind::CreateView(table) => match super::view::lookup(sess, table)? {
+            Some(v) => super::view::show_create(&v),
+            None => {
+                let h = super::select::resolve_table(sess, table)?;
+                return Err(KilnError::new(
+                    ErrorKind::ER_WRONG_OBJECT,
+                    &[&h.def.schema, &h.def.name, &"VIEW"],
+                ));
+            }
+        },
+        ShowKind::CreateTable(table) if super::view::lookup(sess, table)?.is_some() => {
+            let v = super::view::lookup(sess, table)?.expect("checked");
+            super::view::show_create(&v)
+        }
         ShowKind::CreateTable(table) => {
             let h = super::select::resolve_table(sess, table)?;
             let mut ddl = create_table_text(&h.def, h.auto_inc_peek());
@@ -140,7 +165,7 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
                 text("Comment"),
             ];
             let p = sess.privileges();
-            let rows = cat
+            let mut rows: Vec<Vec<Value>> = cat
                 .tables_of(&schema)
                 .into_iter()
                 .filter(|t| p.sees_table(&schema, &t.def.name))
@@ -178,6 +203,16 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
                     ]
                 })
                 .collect();
+            for v in cat.views_of(&schema) {
+                if !p.sees_table(&schema, &v.name) {
+                    continue;
+                }
+                let mut r = vec![s(v.name.clone())];
+                r.resize(17, Value::Null);
+                r.push(s("VIEW"));
+                rows.push(r);
+            }
+            rows.sort_by(|a, b| a[0].to_string().cmp(&b[0].to_string()));
             (cols, rows)
         }
         ShowKind::EngineStatus => (
@@ -295,7 +330,6 @@ fn deadlock_section(
 }
 
 fn columns(sess: &mut Session, table: &TableName, full: bool) -> Result<Table> {
-    let h = super::select::resolve_table(sess, table)?;
     let mut cols = vec![text("Field"), text("Type")];
     if full {
         cols.push(text("Collation"));
@@ -304,6 +338,26 @@ fn columns(sess: &mut Session, table: &TableName, full: bool) -> Result<Table> {
     if full {
         cols.extend([text("Privileges"), text("Comment")]);
     }
+    if let Some(v) = super::view::lookup(sess, table)? {
+        let mut rows = Vec::new();
+        for c in super::view::columns_of(sess, &v)? {
+            let mut r = vec![s(c.name), s(c.ty.column_type())];
+            if full {
+                r.push(c.ty.collation().map_or(Value::Null, |x| s(x.to_string())));
+            }
+            r.push(s(if c.nullable { "YES" } else { "NO" }));
+            r.push(s(""));
+            r.push(default_text(&c.default));
+            r.push(s(""));
+            if full {
+                r.push(s("select,insert,update,references"));
+                r.push(s(""));
+            }
+            rows.push(r);
+        }
+        return Ok((cols, rows));
+    }
+    let h = super::select::resolve_table(sess, table)?;
     let mut rows = Vec::new();
     for (i, c) in h.def.columns.iter().enumerate() {
         let key = key_flag(&h.def, i);
@@ -313,12 +367,7 @@ fn columns(sess: &mut Session, table: &TableName, full: bool) -> Result<Table> {
         }
         r.push(s(if c.nullable { "YES" } else { "NO" }));
         r.push(s(key));
-        r.push(match &c.default {
-            Some(ColumnDefault::Value(Value::Null)) | None => Value::Null,
-            Some(ColumnDefault::Value(v)) => s(v.to_string_lossy().unwrap_or_default()),
-            Some(ColumnDefault::CurrentTimestamp) => s("CURRENT_TIMESTAMP"),
-            Some(ColumnDefault::Expr(e)) => s(e.clone()),
-        });
+        r.push(default_text(&c.default));
         r.push(s(extra(c)));
         if full {
             r.push(s("select,insert,update,references"));
@@ -327,6 +376,16 @@ fn columns(sess: &mut Session, table: &TableName, full: bool) -> Result<Table> {
         rows.push(r);
     }
     Ok((cols, rows))
+}
+
+/// SHOW COLUMNS' Default.
+pub(crate) fn default_text(d: &Option<ColumnDefault>) -> Value {
+    match d {
+        Some(ColumnDefault::Value(Value::Null)) | None => Value::Null,
+        Some(ColumnDefault::Value(v)) => s(v.to_string_lossy().unwrap_or_default()),
+        Some(ColumnDefault::CurrentTimestamp) => s("CURRENT_TIMESTAMP"),
+        Some(ColumnDefault::Expr(e)) => s(e.clone()),
+    }
 }
 
 pub(crate) fn extra(c: &crate::dict::ColumnDef) -> String {

@@ -25,6 +25,14 @@ impl<'a> Parser<'a> {
                 collation,
             });
         }
+        if self.is_kw("OR") && self.is_kw_at(1, "REPLACE") {
+            self.bump();
+            self.bump();
+            return self.view_definition(true, false);
+        }
+        if self.starts_view(0) {
+            return self.view_definition(false, false);
+        }
         let temporary = self.eat_kw("TEMPORARY");
         if self.eat_kw("TABLE") {
             return self.create_table(temporary);
@@ -795,16 +803,12 @@ impl<'a> Parser<'a> {
             let name = self.ident()?;
             return Ok(Stmt::DropDatabase { name, if_exists });
         }
+        if self.eat_kw("VIEW") {
+            return self.drop_view();
+        }
         let temporary = self.eat_kw("TEMPORARY");
         if self.eat_kw("TABLE") || self.eat_kw("TABLES") {
-            let if_exists = self.if_exists()?;
-            let mut names = vec![self.table_name()?];
-            while self.eat_op(",") {
-                names.push(self.table_name()?);
-            }
-            if !self.eat_kw("RESTRICT") {
-                self.eat_kw("CASCADE");
-            }
+            let (if_exists, names) = self.drop_names()?;
             return Ok(Stmt::DropTable {
                 names,
                 if_exists,

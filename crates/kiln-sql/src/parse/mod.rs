@@ -26,6 +26,7 @@ mod select;
 mod set;
 mod special;
 mod stmt;
+mod view;
 mod window;
 
 const SYNTAX_PREFIX: &str = "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use";

@@ -339,6 +339,7 @@ impl<'a> Parser<'a> {
             return Ok(FromItem::Derived {
                 select: Box::new(select),
                 alias,
+                view: None,
             });
         }
         if self.eat_op("(") {

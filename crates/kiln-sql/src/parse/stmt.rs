@@ -106,6 +106,10 @@ impl<'a> Parser<'a> {
             "GRANT" => self.grant(),
             "REVOKE" => self.revoke(),
             "ALTER" if self.is_kw_at(1, "TABLE") => self.alter_table(),
+            "ALTER" if self.starts_view(1) => {
+                self.bump();
+                self.view_definition(false, true)
+            }
             "CREATE" if !self.is_kw_at(1, "USER") => self.create(),
             "DROP" if !self.is_kw_at(1, "USER") => self.drop(),
             "DESCRIBE" | "DESC" | "EXPLAIN" if self.explains_statement() => self.explain(),
@@ -376,6 +380,10 @@ impl<'a> Parser<'a> {
                 table.schema = Some(db);
             }
             ShowKind::Index(table)
+        } else if self.is_kw("CREATE") && self.is_kw_at(1, "VIEW") {
+            self.bump();
+            self.bump();
+            ShowKind::CreateView(self.table_name()?)
         } else if self.is_kw("CREATE") && self.is_kw_at(1, "TABLE") {
             self.bump();
             self.bump();
