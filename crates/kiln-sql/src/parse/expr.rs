@@ -14,6 +14,14 @@ impl<'a> Parser<'a> {
     }
 
     pub fn expr(&mut self) -> Result<Expr> {
+        self.nested(0)
+    }
+
+    /// `binary(min_prec)` one nesting level deeper. Every path by which an
+    /// expression's parse recurses into a new operand (a parenthesis, a prefix
+    /// operator: `- - … 1`, `NOT NOT …`, `BINARY BINARY …`, `INTERVAL … + INTERVAL …`)
+    /// comes through here, so `EXPRESSION_DEPTH_MAX` bounds the parser's stack.
+    pub(super) fn nested(&mut self, min_prec: u8) -> Result<Expr> {
         self.depth += 1;
         if self.depth > EXPRESSION_DEPTH_MAX {
             return Err(KilnError::new(
@@ -21,7 +29,7 @@ impl<'a> Parser<'a> {
                 &[&0, &0, &0],
             ));
         }
-        let r = self.binary(0);
+        let r = self.binary(min_prec);
         self.depth -= 1;
         r
     }
@@ -213,7 +221,7 @@ impl<'a> Parser<'a> {
             Tok::Op("-") => {
                 self.bump();
                 let number_next = matches!(self.peek().tok, Tok::Int(_));
-                let e = self.binary(12)?;
+                let e = self.nested(12)?;
                 // Fold negative numeric literals so -9223372036854775808 is a BIGINT
                 // (only a number written right after the sign: - -98 stays a negation).
                 if number_next && let Expr::Literal(v) = &e {
@@ -232,7 +240,7 @@ impl<'a> Parser<'a> {
             }
             Tok::Op("+") => {
                 self.bump();
-                let e = self.binary(12)?;
+                let e = self.nested(12)?;
                 Ok(Expr::Unary {
                     op: UnaryOp::Plus,
                     expr: Box::new(e),
@@ -242,21 +250,21 @@ impl<'a> Parser<'a> {
                 self.bump();
                 Ok(Expr::Unary {
                     op: UnaryOp::BitNot,
-                    expr: Box::new(self.binary(12)?),
+                    expr: Box::new(self.nested(12)?),
                 })
             }
             Tok::Op("!") => {
                 self.bump();
                 Ok(Expr::Unary {
                     op: UnaryOp::Not,
-                    expr: Box::new(self.binary(13)?),
+                    expr: Box::new(self.nested(13)?),
                 })
             }
             Tok::Word(w) if w.eq_ignore_ascii_case("NOT") => {
                 self.bump();
                 Ok(Expr::Unary {
                     op: UnaryOp::Not,
-                    expr: Box::new(self.binary(4)?),
+                    expr: Box::new(self.nested(4)?),
                 })
             }
             _ => self.primary(),
@@ -349,7 +357,7 @@ impl<'a> Parser<'a> {
                     "CONVERT" if self.is_op("(") => return self.convert(),
                     "INTERVAL" if !self.is_op("(") => return self.interval_prefix(),
                     "BINARY" if !self.is_op("(") => {
-                        let e = self.binary(13)?;
+                        let e = self.nested(13)?;
                         Expr::Cast {
                             expr: Box::new(e),
                             to: CastType::Binary(None),

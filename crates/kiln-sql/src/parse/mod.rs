@@ -389,6 +389,30 @@ mod tests {
         assert!(parse_one(&sql, false).is_err());
     }
 
+    /// A run of prefix operators nests like parentheses and is bounded the same way:
+    /// `SELECT ` and 4,000 `-` overflowed the sql_parse fuzzer's stack, and far fewer
+    /// the 2 MiB of a connection thread. Parsed here on such a thread.
+    #[test]
+    fn prefix_operator_runs_are_bounded() {
+        let run = || {
+            for op in ["-", "+", "~", "!", "NOT ", "BINARY ", "INTERVAL 1 DAY + "] {
+                let deep = format!("SELECT {}1", op.repeat(20_000));
+                let e = parse_one(&deep, false).unwrap_err();
+                assert_eq!(e.code, 1436, "{op:?}: ER_STACK_OVERRUN_NEED_MORE");
+                let fine = format!("SELECT {}1", op.repeat(100));
+                assert!(parse_one(&fine, false).is_ok(), "{op:?}");
+            }
+            let parens = format!("SELECT {}1{}", "(".repeat(200), ")".repeat(200));
+            assert!(parse_one(&parens, false).is_ok());
+        };
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(run)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
     #[test]
     fn users() {
         let Stmt::CreateUser { users, .. } =

@@ -63,7 +63,7 @@ impl<'a> Parser<'a> {
         if !self.eat_op("+") {
             return Err(self.error());
         }
-        let right = self.binary(10)?;
+        let right = self.nested(10)?;
         Ok(func("date_add_interval", vec![right, n, unit_lit(u)]))
     }
 
