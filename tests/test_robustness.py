@@ -200,3 +200,31 @@ def test_silent_client_is_dropped_after_connect_timeout(kiln_factory):
     secs = time.monotonic() - t0
     assert 1.5 <= secs <= 5, secs
     assert_server_fine(k)
+
+
+# Long operator chains parse in a loop but build left-deep trees that later passes walk
+# recursively: a 2,000-term `+` chain once overflowed a connection thread's stack and
+# killed the server. The parser now bounds one expression's chained operators at 4,096
+# (error 1436), and SQL threads' stacks are sized for that height.
+@pytest.mark.parametrize("mode", ["one-thread-per-connection", "pool-of-threads"])
+def test_long_operator_chains_answer_or_refuse_and_the_server_lives(kiln_factory, mode):
+    import pymysql
+
+    server = kiln_factory([f"--thread-handling={mode}"])
+    run = server.query
+
+    assert run("SELECT " + "+".join(["1"] * 4097)) == ((4097,),)
+    assert run("SELECT 1 FROM DUAL WHERE " + " OR ".join(["1=0"] * 2048)) == ()
+    assert run("SELECT COUNT(*) FROM (SELECT 1) t WHERE " + " AND ".join(["1=1"] * 2048)) == ((1,),)
+    # 250 nested levels, each with its own chain: the height stays within the bound
+    inner = "+".join(["1"] * 15)
+    e = inner
+    for _ in range(250):
+        e = "(" + e + ")+" + inner
+    assert run("SELECT " + e) == ((3765,),)
+    for sql in ("SELECT " + "+".join(["1"] * 20000),
+                "SELECT 1 FROM DUAL WHERE " + " OR ".join(["1=0"] * 3000)):
+        with pytest.raises(pymysql.MySQLError) as err:
+            run(sql)
+        assert err.value.args[0] == 1436
+    assert run("SELECT 42") == ((42,),)

@@ -21,3 +21,14 @@ pub const PREPARED_PARAMS_MAX: usize = 65_535;
 pub const PREPARED_STMTS_PER_SESSION_MAX: usize = 16_382;
 /// Expression nesting depth before error 1436 style refusal.
 pub const EXPRESSION_DEPTH_MAX: usize = 256;
+/// Operators chained in one top-level expression (`1+1+…`, `a=1 OR a=2 OR …`, the
+/// predicates applied to an operand) before error 1436. The parser builds such chains
+/// in a loop, but they are left-deep trees that the binder, the type rules and the
+/// evaluator walk recursively: with the nesting depth this bounds a tree's height, and
+/// the SQL threads' stacks (`SQL_THREAD_STACK_BYTES`) are sized for that height.
+pub const EXPRESSION_OPERATORS_MAX: usize = 4096;
+/// Stack of every thread that parses or runs SQL (connection threads, pool workers):
+/// an expression of `EXPRESSION_OPERATORS_MAX` chained operators inside
+/// `EXPRESSION_DEPTH_MAX` nested levels needs a few MiB in the recursive passes (a
+/// 2,000-term `+` chain overflowed 2 MiB). Only the touched part is backed by memory.
+pub const SQL_THREAD_STACK_BYTES: usize = 16 << 20;

@@ -15,9 +15,9 @@ use crate::conn::{self, Peer};
 use crate::errlog;
 use crate::server::Server;
 
-/// Stack size of connection threads (MySQL's thread_stack default is 1 MiB; the parser
-/// bounds recursion depth so this is ample).
-const CONNECTION_THREAD_STACK_BYTES: usize = 2 << 20;
+/// Stack size of connection threads: sized for the tallest expression the parser lets
+/// through (see `SQL_THREAD_STACK_BYTES`).
+const CONNECTION_THREAD_STACK_BYTES: usize = kiln_common::limits::SQL_THREAD_STACK_BYTES;
 const POLL_INTERVAL_MS: i32 = 100;
 
 /// Sets the listen queue length (`back_log`): std binds with 128.

@@ -31,7 +31,7 @@ const EVENTS_PER_POLL: usize = 128;
 /// A listener re-checks for shutdown at least this often.
 const LISTENER_WAIT_MS: i32 = 1000;
 /// Stack size of pool workers (as for connection threads).
-const WORKER_STACK_BYTES: usize = 2 << 20;
+const WORKER_STACK_BYTES: usize = kiln_common::limits::SQL_THREAD_STACK_BYTES;
 
 /// A connection owned by the pool, between commands or queued.
 pub struct PoolConn {

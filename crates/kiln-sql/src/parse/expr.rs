@@ -22,6 +22,10 @@ impl<'a> Parser<'a> {
     /// operator: `- - … 1`, `NOT NOT …`, `BINARY BINARY …`, `INTERVAL … + INTERVAL …`)
     /// comes through here, so `EXPRESSION_DEPTH_MAX` bounds the parser's stack.
     pub(super) fn nested(&mut self, min_prec: u8) -> Result<Expr> {
+        if self.depth == 0 {
+            // a new top-level expression: a fresh operator budget
+            self.operators = 0;
+        }
         self.depth += 1;
         if self.depth > EXPRESSION_DEPTH_MAX {
             return Err(KilnError::new(
@@ -39,6 +43,14 @@ impl<'a> Parser<'a> {
         while let Some((prec, op)) = self.infix_op() {
             if prec < min_prec {
                 break;
+            }
+            // Each turn makes `left` one level deeper (see EXPRESSION_OPERATORS_MAX).
+            self.operators += 1;
+            if self.operators > EXPRESSION_OPERATORS_MAX {
+                return Err(KilnError::new(
+                    ErrorKind::ER_STACK_OVERRUN_NEED_MORE,
+                    &[&0, &0, &0],
+                ));
             }
             left = match op {
                 Infix::Bin(op, n) => {

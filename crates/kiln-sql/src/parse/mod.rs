@@ -12,7 +12,7 @@
 //! Errors are MySQL's 1064 with the text from the failing token, cut at 80 bytes:
 //! "You have an error in your SQL syntax; ... near '<rest>' at line N".
 
-use kiln_common::limits::EXPRESSION_DEPTH_MAX;
+use kiln_common::limits::{EXPRESSION_DEPTH_MAX, EXPRESSION_OPERATORS_MAX};
 use kiln_common::{ErrorKind, KilnError, Result};
 
 use crate::ast::*;
@@ -67,6 +67,7 @@ pub fn parse_multi(sql: &str, no_backslash_escapes: bool) -> Result<Vec<(Parsed,
         pos: 0,
         params: 0,
         depth: 0,
+        operators: 0,
     };
     let mut out = Vec::new();
     loop {
@@ -113,6 +114,9 @@ struct Parser<'a> {
     pos: usize,
     params: usize,
     depth: usize,
+    /// Operators chained so far in the current top-level expression
+    /// (`EXPRESSION_OPERATORS_MAX`).
+    operators: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -411,6 +415,21 @@ mod tests {
             .unwrap()
             .join()
             .unwrap();
+    }
+
+    #[test]
+    fn chained_operators_per_expression_are_bounded() {
+        let chain = |n: usize, op: &str| vec!["1"; n].join(op);
+        let max = EXPRESSION_OPERATORS_MAX;
+        assert!(parse_one(&format!("SELECT {}", chain(max + 1, "+")), false).is_ok());
+        let e = parse_one(&format!("SELECT {}", chain(max + 2, "+")), false).unwrap_err();
+        assert_eq!(e.code, 1436);
+        // predicates applied to an operand count too
+        let preds = format!("SELECT 1{}", " IS NOT NULL".repeat(max + 1));
+        assert_eq!(parse_one(&preds, false).unwrap_err().code, 1436);
+        // the budget is per top-level expression, not per statement
+        let two = format!("SELECT {0}, {0} FROM t WHERE {0}", chain(max, "+"));
+        assert!(parse_one(&two, false).is_ok());
     }
 
     #[test]
