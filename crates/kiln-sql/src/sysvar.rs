@@ -376,7 +376,7 @@ pub static VARS: &[SysVar] = &[
     v("thread_pool_priority", Both, Type::Enum(&["high", "low", "auto"]), "auto", 0, "Queue of a connection's requests (auto: high inside a transaction)"),
     v("thread_pool_size", Global, u(0, 1024), "0", READ_ONLY, "Thread groups (0 at startup: one per CPU)"),
     v("thread_pool_stall_limit", Global, u(1, U32_MAX), "500", 0, "Milliseconds after which a group whose queue made no progress is stalled and gets another thread"),
-    v("thread_stack", Global, Type::UInt { min: 131072, max: U64_MAX, block: 1024, }, "1048576", READ_ONLY, "Stack size of connection threads"),
+    v("thread_stack", Global, Type::UInt { min: 131072, max: U64_MAX, block: 1024, }, "16777216", READ_ONLY, "Stack size of connection threads and pool workers (kiln_common::limits::SQL_THREAD_STACK_BYTES)"),
     v("time_zone", Both, Str, "SYSTEM", 0, "Time zone of the session"),
     v("timestamp", Session, Type::Float { min: 0.0, max: 32536771199.999999, }, "0", NOT_OPTION, "Time of the session (0: the clock)"),
     v("tls_version", Global, Str, "TLSv1.2,TLSv1.3", READ_ONLY, "Permitted TLS versions"),
