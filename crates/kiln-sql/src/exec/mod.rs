@@ -19,6 +19,7 @@ pub mod explain;
 pub mod group;
 pub mod infoschema;
 pub mod join_using;
+pub mod key_len;
 pub mod load;
 pub mod select;
 pub mod show;
