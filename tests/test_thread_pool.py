@@ -676,7 +676,12 @@ def test_stalled_group_is_rescued_by_the_stall_timer(kiln_factory):
             f"SELECT 1 took {hb.elapsed:.2f}s: it waited for the "
             f"{ha.elapsed:.2f}s CPU-bound statement instead of being rescued by the stall timer"
         )
-        assert stats_sum(adm, "STALLS") >= stalls_before + 1
+        if stats_sum(adm, "STALLS") == stalls_before:
+            # A legitimate race, not a fault: the worker that ran `a`'s previous
+            # statement got back to the group after the listener had taken the heavy
+            # statement, and became the listener itself, so SELECT 1 was served at
+            # once with one active worker and there was no stall to rescue.
+            raise Inconclusive("a second worker was listening: no stall happened", 1)
         assert (
             stats_sum(adm, "THREAD_CREATIONS_DUE_TO_STALL")
             + stats_sum(adm, "WAKES_DUE_TO_STALL")
