@@ -750,6 +750,26 @@ pub enum Stmt {
         analyze: bool,
         stmt: Box<Stmt>,
     },
+    /// `PREPARE name FROM 'text'` / `PREPARE name FROM @var` (prepared_sql.rs).
+    Prepare {
+        name: String,
+        source: PrepareSource,
+    },
+    /// `EXECUTE name [USING @a, @b ...]`: the user variables' values are the
+    /// parameters.
+    Execute {
+        name: String,
+        using: Vec<String>,
+    },
+    /// `{DEALLOCATE | DROP} PREPARE name`
+    DeallocatePrepare(String),
+}
+
+/// Where PREPARE takes the statement text from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PrepareSource {
+    Text(String),
+    UserVar(String),
 }
 
 /// EXPLAIN's output format (`FORMAT = name`; TRADITIONAL when none is given).

@@ -215,6 +215,10 @@ pub struct Session {
     pub(crate) privs_generation: u64,
     /// The session's TEMPORARY tables (temp_tables.rs).
     pub(crate) temp: crate::temp_tables::TempTables,
+    /// Text statements' digests and their point plans (digest.rs).
+    digests: crate::digest::DigestCache,
+    /// PREPARE'd statements by lower-cased name (prepared_sql.rs).
+    pub(crate) sql_prepared: HashMap<String, Arc<Parsed>>,
 }
 
 /// Session variables the statement path reads, parsed once.
@@ -234,6 +238,8 @@ pub struct VarCache {
     pub pool_priority_high: Option<bool>,
     /// collation_connection.
     pub conn_coll: crate::collate::Coll,
+    /// time_zone as an offset east of UTC (timestamp_zone.rs).
+    pub zone_offset_secs: i32,
 }
 
 impl Session {
@@ -280,6 +286,8 @@ impl Session {
             privs: None,
             privs_generation: 0,
             temp: Default::default(),
+            digests: Default::default(),
+            sql_prepared: HashMap::new(),
         }
     }
 
@@ -294,6 +302,8 @@ impl Session {
         self.vars.reset();
         self.var_cache = None;
         self.user_vars.clear();
+        self.digests.clear();
+        self.sql_prepared.clear();
         self.diagnostics.clear();
         self.diagnostics_total = 0;
         self.last_insert_id = 0;
@@ -325,7 +335,26 @@ impl Session {
     pub fn prepare(&mut self, sql: &str) -> Result<(Parsed, Vec<ColumnInfo>)> {
         self.begin_statement(false);
         let parsed = parse_one(sql, self.no_backslash_escapes())?;
-        if matches!(parsed.stmt, Stmt::LoadData(_)) {
+        let columns = self.describe_prepared(&parsed)?;
+        Ok((parsed, columns))
+    }
+
+    /// Parses one statement to prepare (COM_STMT_PREPARE, PREPARE) and checks that its
+    /// tables and columns exist.
+    pub(crate) fn prepare_text(&mut self, sql: &str) -> Result<Parsed> {
+        let parsed = parse_one(sql, self.no_backslash_escapes())?;
+        self.describe_prepared(&parsed)?;
+        Ok(parsed)
+    }
+
+    fn describe_prepared(&mut self, parsed: &Parsed) -> Result<Vec<ColumnInfo>> {
+        if matches!(
+            parsed.stmt,
+            Stmt::LoadData(_)
+                | Stmt::Prepare { .. }
+                | Stmt::Execute { .. }
+                | Stmt::DeallocatePrepare(_)
+        ) {
             return Err(ErrorKind::ER_UNSUPPORTED_PS.into());
         }
         // A SELECT over views is described over the views' SELECTs.
@@ -344,7 +373,7 @@ impl Session {
             Stmt::Explain { .. } => crate::exec::explain::columns(),
             _ => Vec::new(),
         };
-        Ok((parsed, columns))
+        Ok(columns)
     }
 
     /// Diagnostics count for OK/EOF packets.
@@ -455,8 +484,8 @@ impl Session {
         *self.counters.com.entry(com).or_insert(0) += 1;
         crate::status::record(com);
         // TIMESTAMP values cross the session time zone in the row codec.
-        let zone = crate::timestamp_zone::enter_session(self);
-        let r = self.dispatch(&parsed.stmt, infile);
+        let zone = crate::timestamp_zone::enter_offset(self.cached_vars().zone_offset_secs);
+        let r = self.dispatch_parsed(parsed, infile);
         drop(zone);
         let r = self.end_statement(r);
         self.params.clear();
@@ -469,6 +498,94 @@ impl Session {
             Err(e) => self.record_error(e),
         }
         r
+    }
+
+    /// `dispatch`, through the statement's point plan when it has a current one; a
+    /// point-select candidate without a plan gets one from its general execution.
+    pub(crate) fn dispatch_parsed(
+        &mut self,
+        parsed: &Parsed,
+        infile: &mut dyn crate::exec::load::LocalInfile,
+    ) -> Result<Outcome> {
+        use crate::exec::point;
+        let Stmt::Select(s) = &parsed.stmt else {
+            return self.dispatch(&parsed.stmt, infile);
+        };
+        if let Some(plan) = parsed.point.get() {
+            if plan.current(self) {
+                crate::privcheck::check(self, &parsed.stmt)?;
+                let params = std::mem::take(&mut self.params);
+                let r = point::execute(self, &plan, &params);
+                self.params = params;
+                if let Some(rows) = r? {
+                    crate::status::add("Kiln_point_plan_hits", 1);
+                    return Ok(Outcome::Rows(rows));
+                }
+                return self.dispatch(&parsed.stmt, infile);
+            }
+            parsed.point.reset();
+        }
+        if !(parsed.point.undecided() && point::is_candidate(s)) {
+            return self.dispatch(&parsed.stmt, infile);
+        }
+        let r = self.dispatch(&parsed.stmt, infile);
+        if let Ok(Outcome::Rows(rows)) = &r {
+            let plan = point::plan(self, s, rows).ok().flatten();
+            if plan.is_some() {
+                crate::status::add("Kiln_point_plans", 1);
+            }
+            parsed.point.set(plan);
+        }
+        r
+    }
+
+    /// A text statement that is a primary-key point select, run through its digest's
+    /// plan (digest.rs). None: not one; the caller parses and executes it as usual.
+    pub fn execute_text_point(&mut self, sql: &str) -> Option<Result<Outcome>> {
+        self.dict.as_ref()?;
+        let nbe = self.no_backslash_escapes();
+        let (digest, literals) = crate::digest::normalize(sql, nbe)?;
+        let version = self.dict().ok()?.version();
+        let parsed = match self.digests.get(&digest) {
+            Some(crate::digest::Entry::Point(p)) => p.clone(),
+            Some(crate::digest::Entry::Not {
+                version: v,
+                database,
+            }) if *v == version && *database == self.database => {
+                return None;
+            }
+            _ => {
+                let entry = match crate::digest::examine(self, &digest, nbe) {
+                    Some(p) => crate::digest::Entry::Point(p),
+                    None => crate::digest::Entry::Not {
+                        version,
+                        database: self.database.clone(),
+                    },
+                };
+                self.digests.insert(digest.clone(), entry.clone());
+                match entry {
+                    crate::digest::Entry::Point(p) => p,
+                    crate::digest::Entry::Not { .. } => return None,
+                }
+            }
+        };
+        if parsed.param_count != literals.len() {
+            return None;
+        }
+        if parsed.point.undecided() {
+            // Planned at this execution: only if it still is a point select (a DDL
+            // since the digest was examined may have changed the table).
+            let Stmt::Select(s) = &parsed.stmt else {
+                return None;
+            };
+            if !matches!(crate::exec::point::analyze(self, s), Ok(Some(_))) {
+                return None;
+            }
+        } else if parsed.point.get().is_none() {
+            // Its general execution found it no point select after all.
+            return None;
+        }
+        Some(self.execute(&parsed, literals))
     }
 
     fn dispatch(
@@ -590,6 +707,9 @@ impl Session {
                 Ok(Outcome::ok())
             }
             Stmt::NoOp(_) => Ok(Outcome::ok()),
+            Stmt::Prepare { name, source } => self.sql_prepare(name, source),
+            Stmt::Execute { name, using } => self.sql_execute(name, using, infile),
+            Stmt::DeallocatePrepare(name) => self.sql_deallocate(name),
             Stmt::Explain {
                 format,
                 analyze,
@@ -876,6 +996,9 @@ fn is_account_statement(stmt: &Stmt) -> bool {
 pub fn com_name(stmt: &Stmt) -> &'static str {
     match stmt {
         Stmt::Select(_) => "select",
+        Stmt::Prepare { .. } => "prepare_sql",
+        Stmt::Execute { .. } => "execute_sql",
+        Stmt::DeallocatePrepare(_) => "dealloc_sql",
         Stmt::Do(_) => "do",
         Stmt::Set(_) | Stmt::SetCharset(_) | Stmt::SetTransaction { .. } => "set_option",
         Stmt::SetNames { .. } => "set_option",

@@ -84,6 +84,7 @@ impl Session {
                     _ => None,
                 },
                 conn_coll: crate::session::conn_coll(&*self.vars),
+                zone_offset_secs: crate::timestamp_zone::session_offset_secs(&*self),
                 isolation: self
                     .vars
                     .display("transaction_isolation")

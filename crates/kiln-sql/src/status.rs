@@ -16,6 +16,7 @@ pub const COM_NAMES: &[&str] = &[
     "create_table",
     "create_user",
     "create_view",
+    "dealloc_sql",
     "delete",
     "delete_multi",
     "do",
@@ -24,6 +25,7 @@ pub const COM_NAMES: &[&str] = &[
     "drop_table",
     "drop_user",
     "drop_view",
+    "execute_sql",
     "flush",
     "grant",
     "insert",
@@ -31,6 +33,7 @@ pub const COM_NAMES: &[&str] = &[
     "kill",
     "load",
     "lock_tables",
+    "prepare_sql",
     "release_savepoint",
     "rename_table",
     "rename_user",
@@ -90,12 +93,16 @@ pub fn record_com_only(com: &str) {
     }
 }
 
-/// InnoDB row counters (SHOW STATUS Innodb_rows_*).
+/// InnoDB row counters (SHOW STATUS Innodb_rows_*), and the point-plan cache's
+/// (exec/point.rs): plans made, and executions a plan answered without the general
+/// path.
 pub const ROW_COUNTERS: &[&str] = &[
     "Innodb_rows_deleted",
     "Innodb_rows_inserted",
     "Innodb_rows_read",
     "Innodb_rows_updated",
+    "Kiln_point_plan_hits",
+    "Kiln_point_plans",
 ];
 
 static ROWS: [ShardedCounter; ROW_COUNTERS.len()] =
@@ -135,5 +142,8 @@ mod tests {
         let mut s = COM_NAMES.to_vec();
         s.sort_unstable();
         assert_eq!(s, COM_NAMES);
+        let mut r = ROW_COUNTERS.to_vec();
+        r.sort_unstable();
+        assert_eq!(r, ROW_COUNTERS);
     }
 }

@@ -227,6 +227,11 @@ impl Session {
         Ok(())
     }
 
+    /// Whether a TEMPORARY table of the session hides the base table `schema.name`.
+    pub(crate) fn temp_shadows(&self, schema: &str, name: &str) -> bool {
+        !self.temp.is_empty() && self.temp.get(schema, name).is_some()
+    }
+
     /// 1137 when `stmt` names one of the session's temporary tables twice (FROM items,
     /// joins, subqueries, derived tables, UNION parts, INSERT's target and source), as
     /// MySQL 8.0 refuses it; the message names the first reference's alias.

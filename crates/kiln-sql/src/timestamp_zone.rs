@@ -41,15 +41,24 @@ pub fn enter(tz: &TimeZone) -> ZoneGuard {
     ZoneGuard(OFFSET.with(|o| o.replace(offset)))
 }
 
-/// `enter` with the session's `time_zone` (a named zone is not loaded: it does not
-/// convert).
-pub fn enter_session(env: &dyn crate::eval::Env) -> ZoneGuard {
+/// The offset `enter` uses for the session's `time_zone` (a named zone is not
+/// loaded: it does not convert). Sessions keep it in their variable cache.
+pub fn session_offset_secs(env: &dyn crate::eval::Env) -> i32 {
     let name = env
         .sysvar(crate::ast::VarScope::Session, "time_zone")
         .ok()
         .and_then(|v| v.to_string_lossy())
         .unwrap_or_default();
-    enter(&TimeZone::parse(&name).unwrap_or(TimeZone::Utc))
+    match TimeZone::parse(&name) {
+        Some(TimeZone::Offset(s)) => s,
+        _ => 0,
+    }
+}
+
+/// Makes `offset_secs` (east of UTC) the zone of TIMESTAMP values on this thread
+/// until the guard drops.
+pub fn enter_offset(offset_secs: i32) -> ZoneGuard {
+    ZoneGuard(OFFSET.with(|o| o.replace(offset_secs)))
 }
 
 fn offset() -> i32 {

@@ -396,6 +396,21 @@ fn unknown_stmt(id: u32, func: &str) -> KilnError {
 fn query(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, sql: &[u8]) -> Flow {
     let text = kiln_sql::lexer::sql_text(sql).into_owned();
     set_state(conn, "Query", Some(&text));
+    // Primary-key point selects run from their digest's plan, without a parse.
+    if let Some(r) = conn.session.execute_text_point(&text) {
+        match r {
+            Ok(outcome) => {
+                if send_outcome(io, conn, &outcome, false, false).is_err() {
+                    return Flow::Close;
+                }
+            }
+            Err(e) => send_error(io, conn, &e),
+        }
+        if conn.session.interrupt.load(Ordering::Relaxed) == INTERRUPT_CONNECTION {
+            return Flow::Close;
+        }
+        return Flow::Continue;
+    }
     let statements = match conn.session.parse(&text) {
         Ok(s) => s,
         Err(e) => {

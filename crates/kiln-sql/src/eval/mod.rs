@@ -522,9 +522,12 @@ fn binary(
                     Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_)
                 )
             };
-            if matches!(left, Expr::Literal(Value::Str(_))) && number(&b) {
+            // A parameter is a literal the client sent apart (and a text statement's
+            // digest turns literals into parameters: digest.rs).
+            let literal = |e: &Expr| matches!(e, Expr::Literal(Value::Str(_)) | Expr::Param(_));
+            if literal(left) && number(&b) {
                 arith::warn_string_number(&a, env);
-            } else if matches!(right, Expr::Literal(Value::Str(_))) && number(&a) {
+            } else if literal(right) && number(&a) {
                 arith::warn_string_number(&b, env);
             }
             compare_env(&a, &b, coll, env)

@@ -67,7 +67,7 @@ fn slot_of(e: &Expr) -> Option<usize> {
 
 /// The column's value for `v`, if converting is lossless (the key then orders it as
 /// the comparison would).
-fn key_value(t: &TableHandle, col: usize, v: &Value) -> Option<Value> {
+pub(crate) fn key_value(t: &TableHandle, col: usize, v: &Value) -> Option<Value> {
     if v.is_null() {
         return None;
     }

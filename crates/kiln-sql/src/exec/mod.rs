@@ -21,6 +21,7 @@ pub mod infoschema;
 pub mod join_using;
 pub mod key_len;
 pub mod load;
+pub mod point;
 pub mod select;
 pub mod show;
 pub mod union_types;

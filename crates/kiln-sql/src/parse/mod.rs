@@ -22,6 +22,7 @@ mod ddl;
 mod dml;
 mod expr;
 mod grant;
+mod prepare;
 mod select;
 mod set;
 mod special;
@@ -54,6 +55,9 @@ pub fn syntax_error_at(sql: &str, at: usize) -> KilnError {
 pub struct Parsed {
     pub stmt: Stmt,
     pub param_count: usize,
+    /// The point-select plan of a prepared statement, made at its first execution
+    /// (exec/point.rs).
+    pub point: crate::exec::point::PlanSlot,
 }
 
 /// Parses the statements of a COM_QUERY (several with multi-statements). Returns each
@@ -86,6 +90,7 @@ pub fn parse_multi(sql: &str, no_backslash_escapes: bool) -> Result<Vec<(Parsed,
             Parsed {
                 stmt,
                 param_count: p.params,
+                point: Default::default(),
             },
             &sql[start..end],
         ));

@@ -111,6 +111,13 @@ impl<'a> Parser<'a> {
                 self.view_definition(false, true)
             }
             "CREATE" if !self.is_kw_at(1, "USER") => self.create(),
+            "PREPARE" => self.prepare_stmt(),
+            "EXECUTE" => self.execute_stmt(),
+            "DEALLOCATE" | "DROP" if self.is_kw_at(1, "PREPARE") => {
+                self.bump();
+                self.bump();
+                Ok(Stmt::DeallocatePrepare(self.ident()?))
+            }
             "DROP" if !self.is_kw_at(1, "USER") => self.drop(),
             "DESCRIBE" | "DESC" | "EXPLAIN" if self.explains_statement() => self.explain(),
             "DESCRIBE" | "DESC" | "EXPLAIN" => {
