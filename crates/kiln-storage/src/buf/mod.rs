@@ -28,6 +28,7 @@
 
 pub mod lru;
 pub mod optimistic;
+mod region;
 
 use std::collections::{BTreeSet, HashMap};
 use std::io;
@@ -44,6 +45,7 @@ use crate::io::batch::{BatchIo, ReadOp, WriteOp};
 use crate::page::{self, PAGE_SIZE, PageBuf, PageId};
 use lru::Lru;
 use optimistic::{OptPage, PageVersion};
+use region::FrameBuf;
 
 const NO_PAGE: u64 = u64::MAX;
 /// Consecutive misses that start linear read-ahead, and how far it reads.
@@ -53,7 +55,7 @@ const READ_AHEAD_PAGES: u32 = 64;
 /// The X latch of a frame being filled on a miss (claim → read → admit/abandon),
 /// bracketed by version bumps like every X latch (see `optimistic.rs`).
 struct FrameWrite<'a> {
-    guard: ArcRwLockWriteGuard<RawRwLock, Box<PageBuf>>,
+    guard: ArcRwLockWriteGuard<RawRwLock, FrameBuf>,
     version: &'a PageVersion,
 }
 
@@ -197,10 +199,10 @@ unsafe impl Send for FrameBytes {}
 unsafe impl Sync for FrameBytes {}
 
 struct Frame {
-    latch: Arc<RwLock<Box<PageBuf>>>,
+    latch: Arc<RwLock<FrameBuf>>,
     /// Bumped around every X latch: optimistic readers validate against it.
     version: PageVersion,
-    /// The bytes behind `latch` (the Box is never replaced, so they never move).
+    /// The bytes behind `latch` (a fixed slice of the pool's region: they never move).
     bytes: FrameBytes,
     id: AtomicU64,
     pin: AtomicU32,
@@ -309,14 +311,14 @@ pub struct BufferPool {
 
 /// A pinned page with a shared latch.
 pub struct PageRead {
-    guard: ArcRwLockReadGuard<RawRwLock, Box<PageBuf>>,
+    guard: ArcRwLockReadGuard<RawRwLock, FrameBuf>,
     pin: Pin,
 }
 
 /// A pinned page with an exclusive latch. Changes mark the page dirty when the
 /// guard is created with `fetch_write`.
 pub struct PageWrite {
-    guard: ArcRwLockWriteGuard<RawRwLock, Box<PageBuf>>,
+    guard: ArcRwLockWriteGuard<RawRwLock, FrameBuf>,
     pin: Pin,
 }
 
@@ -370,7 +372,7 @@ impl std::ops::Deref for PageRead {
 }
 
 impl PageWrite {
-    fn new(guard: ArcRwLockWriteGuard<RawRwLock, Box<PageBuf>>, pin: Pin) -> PageWrite {
+    fn new(guard: ArcRwLockWriteGuard<RawRwLock, FrameBuf>, pin: Pin) -> PageWrite {
         pin.frame().version.write_begin();
         PageWrite { guard, pin }
     }
@@ -422,11 +424,12 @@ impl BufferPool {
         let total_frames = (config.size_bytes / PAGE_SIZE).max(16 * instances_n);
         let per = total_frames / instances_n;
         let hints = (per * 2).next_power_of_two();
+        let region = region::Region::new(per * instances_n);
         let instances = (0..instances_n)
-            .map(|_| Instance {
+            .map(|inst| Instance {
                 frames: (0..per)
-                    .map(|_| {
-                        let buf = PageBuf::zeroed();
+                    .map(|f| {
+                        let buf = region.frame(inst * per + f);
                         let bytes = FrameBytes(buf.0.as_ptr());
                         (buf, bytes)
                     })
