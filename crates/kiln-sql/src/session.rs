@@ -215,6 +215,10 @@ pub struct Session {
     pub(crate) privs_generation: u64,
     /// The session's TEMPORARY tables (temp_tables.rs).
     pub(crate) temp: crate::temp_tables::TempTables,
+    /// The metadata locks the session holds (mdl.rs, session_mdl.rs).
+    pub(crate) mdl: crate::mdl::MdlContext,
+    /// A SHOW statement runs: its locks are high-priority ones.
+    pub(crate) mdl_high_prio: bool,
 }
 
 /// Session variables the statement path reads, parsed once.
@@ -225,6 +229,8 @@ pub struct VarCache {
     pub sql_mode: String,
     pub isolation: String,
     pub lock_wait_timeout_secs: Option<u64>,
+    /// lock_wait_timeout (metadata-lock waits).
+    pub mdl_wait_timeout_secs: u64,
     pub div_precision_increment: u32,
     pub no_backslash_escapes: bool,
     /// session_track_state_change.
@@ -280,6 +286,8 @@ impl Session {
             privs: None,
             privs_generation: 0,
             temp: Default::default(),
+            mdl: crate::mdl::MdlContext::new(connection_id),
+            mdl_high_prio: false,
         }
     }
 
@@ -344,6 +352,7 @@ impl Session {
             Stmt::Explain { .. } => crate::exec::explain::columns(),
             _ => Vec::new(),
         };
+        self.release_mdl_if_idle();
         Ok((parsed, columns))
     }
 
@@ -459,6 +468,7 @@ impl Session {
         let r = self.dispatch(&parsed.stmt, infile);
         drop(zone);
         let r = self.end_statement(r);
+        self.release_mdl_if_idle();
         self.params.clear();
         match &r {
             Ok(Outcome::Ok { affected_rows, .. }) => self.row_count = *affected_rows as i64,
@@ -483,6 +493,7 @@ impl Session {
         let stmt = expanded.as_ref().unwrap_or(stmt);
         if is_implicit_commit(stmt) {
             self.commit_current()?;
+            self.lock_for_ddl(stmt)?;
         }
         if let Some(r) = self.account_statement(stmt) {
             return r;
@@ -550,7 +561,15 @@ impl Session {
                 scope,
                 filter,
                 limit,
-            } => crate::show::show(self, kind, *scope, filter.as_ref(), *limit),
+            } => {
+                // SHOW takes high-priority locks, for itself only (as MySQL).
+                let sp = self.mdl.savepoint();
+                self.mdl_high_prio = true;
+                let r = crate::show::show(self, kind, *scope, filter.as_ref(), *limit);
+                self.mdl_high_prio = false;
+                self.mdl.release_to(sp);
+                r
+            }
             Stmt::Use(db) => {
                 self.use_database(db)?;
                 Ok(Outcome::ok())
