@@ -88,7 +88,8 @@ def test_alter_waits_for_writer_and_keeps_its_changes(kiln_factory, mode):
     run(a, "BEGIN")
     run(a, "INSERT INTO t VALUES (2, 'b')")
     run(a, "UPDATE t SET v = 'x' WHERE id = 1")
-    alter = Bg(b, "ALTER TABLE t ADD COLUMN c INT DEFAULT 7")
+    # FIRST: a rebuild (the copy path), not an in-place change.
+    alter = Bg(b, "ALTER TABLE t ADD COLUMN c INT DEFAULT 7 FIRST")
     wait_for_state(mon, alter.cid)
     assert not alter.done(0.3)
     # A reader arriving after the waiting ALTER queues behind it (MySQL's priority).
@@ -185,6 +186,11 @@ def test_kill_query_interrupts_waiting_ddl(kiln_factory, mode):
     assert run(c, "SELECT COUNT(*) FROM mdl.t") == ((1,),)
     run(a, "COMMIT")
     run(mon, "ALTER TABLE mdl.t ADD COLUMN c INT")
+    if mode == "pool":
+        # The waits were announced to the scheduler.
+        w = run(mon, "SELECT COUNT FROM information_schema.THREAD_POOL_WAITS "
+                     "WHERE REASON = 'META_DATA_LOCK'")
+        assert int(w[0][0]) >= 3
 
 
 def test_autocommit_statements_hold_nothing_afterwards(kiln):
@@ -352,6 +358,8 @@ HOLDERS = {
     "implicit_commit": ["BEGIN", "SELECT * FROM t", "CREATE TABLE w (x INT)"],
     "subquery": ["BEGIN", "SELECT * FROM u WHERE id IN (SELECT id FROM t)"],
     "show_create": ["BEGIN", "SHOW CREATE TABLE t"],
+    "view_read": ["BEGIN", "SELECT * FROM vw"],
+    "view_other": ["BEGIN", "SELECT * FROM vu"],
 }
 DDLS = [
     "ALTER TABLE t ADD COLUMN c INT",
@@ -359,6 +367,9 @@ DDLS = [
     "TRUNCATE TABLE t",
     "RENAME TABLE t TO t9",
     "CREATE INDEX iv ON t (v)",
+    "DROP VIEW vw",
+    "CREATE TABLE IF NOT EXISTS t (id INT)",
+    "CREATE TABLE t (id INT)",
 ]
 
 
@@ -372,6 +383,8 @@ def blocking_pattern(connect):
             run(adm, "CREATE TABLE mdlx.t (id INT PRIMARY KEY, v VARCHAR(10))")
             run(adm, "INSERT INTO mdlx.t VALUES (1, 'a')")
             run(adm, "CREATE TABLE mdlx.u (id INT PRIMARY KEY)")
+            run(adm, "CREATE VIEW mdlx.vw AS SELECT id FROM mdlx.t")
+            run(adm, "CREATE VIEW mdlx.vu AS SELECT id FROM mdlx.u")
             h, d = connect(database="mdlx"), connect(database="mdlx")
             for st in stmts:
                 run(h, st)
@@ -396,4 +409,4 @@ def test_blocking_pattern_like_mariadb(kiln):
         m.cleanup()
     assert got == want
     # The pattern is not trivial: some DDL waited, some did not.
-    assert set(got.values()) == {"ok", (1205, TIMEOUT_MSG)}
+    assert {"ok", (1205, TIMEOUT_MSG)} <= set(got.values())

@@ -331,6 +331,14 @@ impl Session {
 
     /// Parses one statement for COM_STMT_PREPARE and describes its result columns.
     pub fn prepare(&mut self, sql: &str) -> Result<(Parsed, Vec<ColumnInfo>)> {
+        let r = self.prepare_inner(sql);
+        // Describing the result opened tables: their locks last as long as a
+        // statement's would (MySQL: no transaction open, none kept).
+        self.release_mdl_if_idle();
+        r
+    }
+
+    fn prepare_inner(&mut self, sql: &str) -> Result<(Parsed, Vec<ColumnInfo>)> {
         self.begin_statement(false);
         let parsed = parse_one(sql, self.no_backslash_escapes())?;
         if matches!(parsed.stmt, Stmt::LoadData(_)) {
@@ -352,7 +360,6 @@ impl Session {
             Stmt::Explain { .. } => crate::exec::explain::columns(),
             _ => Vec::new(),
         };
-        self.release_mdl_if_idle();
         Ok((parsed, columns))
     }
 

@@ -84,7 +84,15 @@ impl Session {
     fn ddl_names(&mut self, stmt: &Stmt) -> Result<Vec<(String, String)>> {
         let mut out = Vec::new();
         match stmt {
-            Stmt::CreateTable(ct) if !ct.temporary => out.push(self.qualified(&ct.name)?),
+            Stmt::CreateTable(ct) if !ct.temporary => {
+                // A name that exists: the statement only reports it (1050, or a note
+                // with IF NOT EXISTS) and waits for nobody, as MySQL.
+                let (s, n) = self.qualified(&ct.name)?;
+                let cat = self.catalog()?;
+                if cat.table(&s, &n).is_none() && cat.view(&s, &n).is_none() {
+                    out.push((s, n));
+                }
+            }
             Stmt::DropTable {
                 names,
                 temporary: false,
