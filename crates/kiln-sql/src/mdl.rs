@@ -356,7 +356,8 @@ impl MdlContext {
                 ));
                 continue;
             }
-            lock.cv.wait_for(&mut s, (deadline - now).min(INTERRUPT_POLL));
+            lock.cv
+                .wait_for(&mut s, (deadline - now).min(INTERRUPT_POLL));
         };
         if outcome.is_err() && mode == Mode::Exclusive {
             s.x_waiters -= 1;

@@ -25,14 +25,21 @@ fn shared_locks_share_and_exclusive_waits_for_them() {
     a.acquire("db", "t1", Mode::Shared, &limits(10)).unwrap();
     b.acquire("db", "t1", Mode::Shared, &limits(10)).unwrap();
     let mut x = MdlContext::new(1003);
-    assert_eq!(code(x.acquire("db", "t1", Mode::Exclusive, &limits(50))), 1205);
+    assert_eq!(
+        code(x.acquire("db", "t1", Mode::Exclusive, &limits(50))),
+        1205
+    );
     a.release_all();
-    assert_eq!(code(x.acquire("db", "t1", Mode::Exclusive, &limits(50))), 1205);
+    assert_eq!(
+        code(x.acquire("db", "t1", Mode::Exclusive, &limits(50))),
+        1205
+    );
     let t = thread::spawn(move || {
         thread::sleep(Duration::from_millis(50));
         b.release_all();
     });
-    x.acquire("db", "t1", Mode::Exclusive, &limits(5_000)).unwrap();
+    x.acquire("db", "t1", Mode::Exclusive, &limits(5_000))
+        .unwrap();
     t.join().unwrap();
     // Granted exclusive: shared requests wait; after release they pass.
     assert_eq!(code(a.acquire("db", "t1", Mode::Shared, &limits(30))), 1205);
@@ -48,7 +55,8 @@ fn waiting_exclusive_holds_back_later_shared_but_not_high_priority() {
     a.acquire("db", "t2", Mode::Shared, &limits(10)).unwrap();
     let t = thread::spawn(|| {
         let mut x = MdlContext::new(2002);
-        x.acquire("db", "t2", Mode::Exclusive, &limits(5_000)).map(|_| x)
+        x.acquire("db", "t2", Mode::Exclusive, &limits(5_000))
+            .map(|_| x)
     });
     while wait_state(2002).is_none() {
         thread::sleep(Duration::from_millis(2));
@@ -116,7 +124,10 @@ fn a_cycle_of_waits_is_a_deadlock() {
     while wait_state(5002).is_none() {
         thread::sleep(Duration::from_millis(2));
     }
-    assert_eq!(code(a.acquire("db", "t5a", Mode::Shared, &limits(5_000))), 1213);
+    assert_eq!(
+        code(a.acquire("db", "t5a", Mode::Shared, &limits(5_000))),
+        1213
+    );
     a.release_all();
     let x = t.join().unwrap().unwrap();
     assert_eq!(x.held.len(), 2);
