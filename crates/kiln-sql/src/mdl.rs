@@ -21,7 +21,8 @@
 //! atomic word: the count of granted shared locks and a flag "exclusive granted or
 //! waiting". An uncontended shared acquire is one CAS on that word, its release one
 //! fetch_sub; the per-lock mutex and condvar are touched only when an exclusive lock is
-//! involved. Lock order: shard map → (released) → lock.slow → WAITERS (never the
+//! involved. A session keeps the lock objects it used last (`spare`), so its next
+//! statements on the same tables skip the shard map and the reference count. Lock order: shard map → (released) → lock.slow → WAITERS (never the
 //! other way round; no lock is held while a thread sleeps but lock.slow, inside its
 //! condvar wait).
 
@@ -239,7 +240,14 @@ impl Drop for Registered {
 pub struct MdlContext {
     conn: u64,
     held: Vec<(Arc<Lock>, Mode)>,
+    /// Lock objects this session released lately, kept for its next statements: the
+    /// hot path then finds its lock without the shard map and without touching the
+    /// object's reference count. (Being referred to here keeps them in the map.)
+    spare: Vec<Arc<Lock>>,
 }
+
+/// Lock objects a session keeps in `spare`.
+const SPARE_MAX: usize = 8;
 
 /// How a wait may end early.
 pub struct WaitLimits<'a> {
@@ -252,6 +260,7 @@ impl MdlContext {
         MdlContext {
             conn,
             held: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -290,7 +299,14 @@ impl MdlContext {
         if self.held.len() >= HELD_MAX {
             return Err(ErrorKind::ER_OUT_OF_RESOURCES.into());
         }
-        let lock = lock_of(schema, name);
+        let lock = match self
+            .spare
+            .iter()
+            .position(|l| &*l.schema == schema && &*l.name == name)
+        {
+            Some(i) => self.spare.swap_remove(i),
+            None => lock_of(schema, name),
+        };
         if mode != Mode::Exclusive && lock.try_shared_fast() {
             self.held.push((lock, mode));
             return Ok(());
@@ -387,6 +403,9 @@ impl MdlContext {
             match m {
                 Mode::Exclusive => l.release_exclusive(),
                 _ => l.release_shared(),
+            }
+            if self.spare.len() < SPARE_MAX && !self.spare.iter().any(|x| Arc::ptr_eq(x, &l)) {
+                self.spare.push(l);
             }
         }
     }

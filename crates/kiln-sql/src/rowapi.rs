@@ -41,7 +41,7 @@ pub fn catalog_version(sess: &Session) -> Result<u64> {
 /// Takes a shared metadata lock on `db.table` for the caller's batch (waiting for a
 /// DDL on it, up to `lock_wait_timeout`); `release_locks` lets go of it.
 pub fn lock_table(sess: &mut Session, db: &str, table: &str) -> Result<()> {
-    sess.lock_name(db, table, crate::mdl::Mode::Shared)
+    sess.lock_name_keep(db, table, crate::mdl::Mode::Shared)
 }
 
 /// Releases the metadata locks `lock_table` took (the batch ended).

@@ -25,17 +25,7 @@ impl Session {
 
     /// Takes a metadata lock on `schema.name` for this session's transaction.
     pub(crate) fn lock_name(&mut self, schema: &str, name: &str, mode: Mode) -> Result<()> {
-        let timeout = self.mdl_timeout();
-        let interrupt = self.interrupt.clone();
-        let r = self.mdl.acquire(
-            schema,
-            name,
-            mode,
-            &WaitLimits {
-                timeout,
-                interrupt: &interrupt,
-            },
-        );
+        let r = self.lock_name_keep(schema, name, mode);
         if let Err(e) = &r
             && e.code == ErrorKind::ER_LOCK_DEADLOCK.code()
         {
@@ -43,6 +33,21 @@ impl Session {
             self.end_transaction(false);
         }
         r
+    }
+
+    /// `lock_name` that leaves the session's other locks alone on a deadlock (the row
+    /// API's caller owns its transaction and ends it soon).
+    pub(crate) fn lock_name_keep(&mut self, schema: &str, name: &str, mode: Mode) -> Result<()> {
+        let timeout = self.mdl_timeout();
+        self.mdl.acquire(
+            schema,
+            name,
+            mode,
+            &WaitLimits {
+                timeout,
+                interrupt: &self.interrupt,
+            },
+        )
     }
 
     /// Releases the metadata locks unless a transaction is open (statement end).
