@@ -13,7 +13,10 @@
 //! Open indexes hold names, not handles: a binding resolves its table through the
 //! worker's table cache, which is emptied whenever the dictionary version changes
 //! (any DDL), so an idle connection never keeps a dropped or altered table alive and
-//! re-resolves transparently after DDL (the original held table locks instead).
+//! re-resolves transparently after DDL (the original held table locks instead). A
+//! write request takes a shared metadata lock on its table (kiln-sql's mdl.rs) until
+//! its batch ends, so a DDL waits for the batch's uncommitted writes instead of
+//! rebuilding the table without them.
 //!
 //! Reads for a modification are locking: candidates are found with a consistent scan,
 //! then each is X-locked and re-read at its latest version, and the filters are
