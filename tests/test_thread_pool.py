@@ -28,7 +28,7 @@ from conftest import free_port
 POOL = "--thread-handling=pool-of-threads"
 PER_CONN = "--thread-handling=one-thread-per-connection"
 MODES = ["one-thread-per-connection", "pool-of-threads"]
-WAIT_REASONS = {"ROW_LOCK", "GROUP_COMMIT", "DISKIO", "SLEEP", "NET", "UNKNOWN"}
+WAIT_REASONS = {"ROW_LOCK", "GROUP_COMMIT", "DISKIO", "SLEEP", "NET", "UNKNOWN", "META_DATA_LOCK"}
 LOST = (2013, 2006)  # lost connection during query / server has gone away
 TP_COLUMNS = {
     "THREAD_POOL_GROUPS": [

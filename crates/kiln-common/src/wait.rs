@@ -32,10 +32,12 @@ pub enum WaitKind {
     Net = 4,
     /// Anything else.
     Other = 5,
+    /// A table's metadata lock held by another session (kiln-sql's mdl.rs).
+    MetaDataLock = 6,
 }
 
 /// Number of `WaitKind` values (array sizes for per-kind counters).
-pub const WAIT_KINDS: usize = 6;
+pub const WAIT_KINDS: usize = 7;
 
 impl WaitKind {
     pub const ALL: [WaitKind; WAIT_KINDS] = [
@@ -45,6 +47,7 @@ impl WaitKind {
         WaitKind::Sleep,
         WaitKind::Net,
         WaitKind::Other,
+        WaitKind::MetaDataLock,
     ];
 
     pub fn name(self) -> &'static str {
@@ -55,6 +58,7 @@ impl WaitKind {
             WaitKind::Sleep => "SLEEP",
             WaitKind::Net => "NET",
             WaitKind::Other => "UNKNOWN",
+            WaitKind::MetaDataLock => "META_DATA_LOCK",
         }
     }
 }

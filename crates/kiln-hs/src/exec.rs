@@ -13,7 +13,10 @@
 //! Open indexes hold names, not handles: a binding resolves its table through the
 //! worker's table cache, which is emptied whenever the dictionary version changes
 //! (any DDL), so an idle connection never keeps a dropped or altered table alive and
-//! re-resolves transparently after DDL (the original held table locks instead).
+//! re-resolves transparently after DDL (the original held table locks instead). A
+//! write request takes a shared metadata lock on its table (kiln-sql's mdl.rs) until
+//! its batch ends, so a DDL waits for the batch's uncommitted writes instead of
+//! rebuilding the table without them.
 //!
 //! Reads for a modification are locking: candidates are found with a consistent scan,
 //! then each is X-locked and re-read at its latest version, and the filters are
@@ -180,10 +183,12 @@ impl Executor {
         let unlocked = self.locked.len() as u64;
         self.locked.clear();
         self.stats.table_unlock.add(unlocked);
-        match self.trx.take() {
+        let r = match self.trx.take() {
             Some(t) if !t.is_done() => t.commit().map_err(trx_error),
             _ => Ok(()),
-        }
+        };
+        rowapi::release_locks(&mut self.sess);
+        r
     }
 
     /// Abandons the batch (rolls its transaction back).
@@ -196,6 +201,7 @@ impl Executor {
         {
             let _ = t.rollback();
         }
+        rowapi::release_locks(&mut self.sess);
     }
 
     fn trx(&mut self) -> Res<&mut Trx> {
@@ -318,14 +324,14 @@ impl Executor {
                 Ok(())
             }
             Request::Insert { index_id, values } => {
-                let b = self.binding(conn, index_id)?;
+                let b = self.binding(conn, index_id, true)?;
                 if !self.config.write {
                     return Err(err(2, "readonly").into());
                 }
                 self.insert(&b, &values, reply)
             }
             Request::Find(f) => {
-                let b = self.binding(conn, f.index_id)?;
+                let b = self.binding(conn, f.index_id, f.modify.is_some())?;
                 if f.modify.is_some() && !self.config.write {
                     return Err(err(2, "readonly").into());
                 }
@@ -334,13 +340,20 @@ impl Executor {
         }
     }
 
-    /// The resolved binding of `index_id`, re-resolved after DDL.
-    fn binding(&mut self, conn: &mut ConnState, index_id: u64) -> Res<Resolved> {
+    /// The resolved binding of `index_id`, re-resolved after DDL. A write first takes
+    /// a shared metadata lock on the table, held until the batch ends, so no DDL
+    /// changes the table under the batch's uncommitted writes.
+    fn binding(&mut self, conn: &mut ConnState, index_id: u64, write: bool) -> Res<Resolved> {
         let b = usize::try_from(index_id)
             .ok()
             .and_then(|i| conn.bindings.get_mut(i))
             .and_then(|b| b.as_mut())
             .ok_or(err(2, "stmtnum"))?;
+        if write && self.config.write {
+            rowapi::lock_table(&mut self.sess, &b.db, &b.table)?;
+            // A DDL may have finished before the lock was granted.
+            self.refresh();
+        }
         match &b.resolved {
             Some(r) if r.version == self.version => {}
             _ => self.resolve(b)?,

@@ -457,7 +457,9 @@ impl ServerHooks for Server {
                     db: s.db.clone(),
                     command: s.command.to_string(),
                     time_secs: s.since.elapsed().as_secs(),
-                    state: if s.command == "Query" {
+                    state: if let Some(w) = kiln_sql::mdl::wait_state(c.id) {
+                        w.into()
+                    } else if s.command == "Query" {
                         "executing".into()
                     } else {
                         String::new()

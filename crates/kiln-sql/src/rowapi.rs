@@ -38,6 +38,17 @@ pub fn catalog_version(sess: &Session) -> Result<u64> {
     Ok(sess.dict()?.version())
 }
 
+/// Takes a shared metadata lock on `db.table` for the caller's batch (waiting for a
+/// DDL on it, up to `lock_wait_timeout`); `release_locks` lets go of it.
+pub fn lock_table(sess: &mut Session, db: &str, table: &str) -> Result<()> {
+    sess.lock_name_keep(db, table, crate::mdl::Mode::Shared)
+}
+
+/// Releases the metadata locks `lock_table` took (the batch ended).
+pub fn release_locks(sess: &mut Session) {
+    sess.mdl.release_all();
+}
+
 /// Starts a batch: fixes NOW() for defaults and clears the warnings of the last one.
 pub fn start_batch(sess: &mut Session) {
     sess.begin_row_batch();

@@ -219,6 +219,10 @@ pub struct Session {
     digests: crate::digest::DigestCache,
     /// PREPARE'd statements by lower-cased name (prepared_sql.rs).
     pub(crate) sql_prepared: HashMap<String, Arc<Parsed>>,
+    /// The metadata locks the session holds (mdl.rs, session_mdl.rs).
+    pub(crate) mdl: crate::mdl::MdlContext,
+    /// A SHOW statement runs: its locks are high-priority ones.
+    pub(crate) mdl_high_prio: bool,
 }
 
 /// Session variables the statement path reads, parsed once.
@@ -229,6 +233,8 @@ pub struct VarCache {
     pub sql_mode: String,
     pub isolation: String,
     pub lock_wait_timeout_secs: Option<u64>,
+    /// lock_wait_timeout (metadata-lock waits).
+    pub mdl_wait_timeout_secs: u64,
     pub div_precision_increment: u32,
     pub no_backslash_escapes: bool,
     /// session_track_state_change.
@@ -288,6 +294,8 @@ impl Session {
             temp: Default::default(),
             digests: Default::default(),
             sql_prepared: HashMap::new(),
+            mdl: crate::mdl::MdlContext::new(connection_id),
+            mdl_high_prio: false,
         }
     }
 
@@ -333,6 +341,14 @@ impl Session {
 
     /// Parses one statement for COM_STMT_PREPARE and describes its result columns.
     pub fn prepare(&mut self, sql: &str) -> Result<(Parsed, Vec<ColumnInfo>)> {
+        let r = self.prepare_inner(sql);
+        // Describing the result opened tables: their locks last as long as a
+        // statement's would (MySQL: no transaction open, none kept).
+        self.release_mdl_if_idle();
+        r
+    }
+
+    fn prepare_inner(&mut self, sql: &str) -> Result<(Parsed, Vec<ColumnInfo>)> {
         self.begin_statement(false);
         let parsed = parse_one(sql, self.no_backslash_escapes())?;
         let columns = self.describe_prepared(&parsed)?;
@@ -488,6 +504,7 @@ impl Session {
         let r = self.dispatch_parsed(parsed, infile);
         drop(zone);
         let r = self.end_statement(r);
+        self.release_mdl_if_idle();
         self.params.clear();
         match &r {
             Ok(Outcome::Ok { affected_rows, .. }) => self.row_count = *affected_rows as i64,
@@ -512,6 +529,10 @@ impl Session {
             return self.dispatch(&parsed.stmt, infile);
         };
         if let Some(plan) = parsed.point.get() {
+            // The metadata lock first, then the dictionary version (as resolve_table
+            // does): a DDL that changed the table is then seen, and none can start.
+            let (schema, name) = plan.lock_name();
+            self.lock_name(schema, name, crate::mdl::Mode::Shared)?;
             if plan.current(self) {
                 crate::privcheck::check(self, &parsed.stmt)?;
                 let params = std::mem::take(&mut self.params);
@@ -600,6 +621,7 @@ impl Session {
         let stmt = expanded.as_ref().unwrap_or(stmt);
         if is_implicit_commit(stmt) {
             self.commit_current()?;
+            self.lock_for_ddl(stmt)?;
         }
         if let Some(r) = self.account_statement(stmt) {
             return r;
@@ -667,7 +689,15 @@ impl Session {
                 scope,
                 filter,
                 limit,
-            } => crate::show::show(self, kind, *scope, filter.as_ref(), *limit),
+            } => {
+                // SHOW takes high-priority locks, for itself only (as MySQL).
+                let sp = self.mdl.savepoint();
+                self.mdl_high_prio = true;
+                let r = crate::show::show(self, kind, *scope, filter.as_ref(), *limit);
+                self.mdl_high_prio = false;
+                self.mdl.release_to(sp);
+                r
+            }
             Stmt::Use(db) => {
                 self.use_database(db)?;
                 Ok(Outcome::ok())

@@ -91,6 +91,8 @@ impl Session {
                     .unwrap_or_default()
                     .to_ascii_uppercase(),
                 lock_wait_timeout_secs: get_i("innodb_lock_wait_timeout").map(|s| s.max(1) as u64),
+                mdl_wait_timeout_secs: get_i("lock_wait_timeout").unwrap_or(31_536_000).max(1)
+                    as u64,
                 div_precision_increment: get_i("div_precision_increment").unwrap_or(4).clamp(0, 30)
                     as u32,
             };
@@ -267,6 +269,8 @@ impl Session {
         self.explicit_trx = false;
         self.tx_read_only = false;
         self.savepoints.clear();
+        // The transaction's metadata locks go with it.
+        self.mdl.release_all();
     }
 
     pub(crate) fn commit_current(&mut self) -> Result<()> {

@@ -314,6 +314,11 @@ pub fn analyze(sess: &mut Session, s: &Select) -> Result<Option<PointPlan>> {
 }
 
 impl PointPlan {
+    /// The name the plan's table is locked under (mdl.rs).
+    pub fn lock_name(&self) -> (&str, &str) {
+        (&self.schema, &self.table.def.name)
+    }
+
     /// Whether the plan still describes what the statement names: no DDL since, the
     /// same current database for an unqualified name, no TEMPORARY table over it.
     pub fn current(&self, sess: &Session) -> bool {

@@ -175,6 +175,15 @@ pub fn resolve_table(sess: &mut Session, name: &TableName) -> Result<Arc<TableHa
     if let Some(h) = sess.temp.get(&schema, &name.name) {
         return Ok(h.clone());
     }
+    // The lock first, then the catalog: a DDL that held the name has published its
+    // catalog before letting go, so what is resolved here stays as it is until the
+    // transaction ends.
+    let mode = if sess.mdl_high_prio {
+        crate::mdl::Mode::SharedHighPrio
+    } else {
+        crate::mdl::Mode::Shared
+    };
+    sess.lock_name(&schema, &name.name, mode)?;
     let cat = sess.catalog()?;
     cat.table(&schema, &name.name)
         .cloned()

@@ -588,6 +588,10 @@ impl<'s> Expander<'s> {
                 }
                 self.check_select(&schema, &name.name)?;
                 if let Some(v) = self.cat.view(&schema, &name.name).cloned() {
+                    // The view's name is locked like a table's (DROP / ALTER VIEW wait
+                    // for the transactions that read through it).
+                    self.sess
+                        .lock_name(&schema, &name.name, crate::mdl::Mode::Shared)?;
                     let body = self.view_body(&v)?;
                     let alias = alias.clone().unwrap_or_else(|| name.name.clone());
                     *f = FromItem::Derived {
