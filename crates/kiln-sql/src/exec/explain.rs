@@ -29,8 +29,11 @@
 //!   temporary" for GROUP BY and DISTINCT (hash tables, group.rs); "Using filesort"
 //!   for ORDER BY (select.rs always sorts); UNION DISTINCT is a UNION RESULT row with
 //!   "Using temporary". kiln has no covering-index reads, no index condition pushdown
-//!   and no sort-avoiding index order, so "Using index", "Using index condition" and
-//!   type `index` never appear.
+//!   and no sort-avoiding index order, so "Using index condition" never appears.
+//! - "Using index" when the chosen index holds every column the query uses and the
+//!   read takes them from it (covering.rs `plan_read`, the executor's own choice);
+//!   type `index` when such an index is read whole for want of a key range (its
+//!   rows: the table's estimate).
 //! - Subqueries are not run. An uncorrelated one (SUBQUERY) stands for a value of its
 //!   result type while the enclosing block is planned, as the executor replaces it by
 //!   its value; a correlated one (DEPENDENT SUBQUERY) is planned with the outer
@@ -492,6 +495,11 @@ impl Explainer<'_> {
                 filter: bound.as_ref(),
                 dml: false,
                 guessed,
+                // Locking reads take the row from the clustered index.
+                needed: match s.lock {
+                    None => super::select::needed_columns(Some(s), &h),
+                    Some(_) => None,
+                },
             };
             if let Some(mut row) = self.table_row(&table, id, st)? {
                 if row.access != Some("const") {
@@ -597,7 +605,7 @@ impl Explainer<'_> {
             .copied()
             .filter(|e| !is_constant(e) || self.outer_params(e).is_empty())
             .collect();
-        let plan = access::plan_detail(t.h, &planned, self.sess)?;
+        let plan = super::covering::plan_read(t.h, &planned, self.sess, t.needed.as_deref())?;
         let def = &t.h.def;
         let mut row = Row::new(id, st);
         row.table = Some(t.alias.to_string());
@@ -630,6 +638,23 @@ impl Explainer<'_> {
             } => (*index, ranges, *point),
         };
         let ix = &def.indexes[index];
+        if plan.full_index {
+            // The whole covering index, in place of the table (MySQL's `index`).
+            let key_len: u32 = ix
+                .parts
+                .iter()
+                .map(|p| key_part_len(&def.columns[p.column], p))
+                .sum();
+            row.access = Some("index");
+            row.key = Some(ix.name.clone());
+            row.key_len = Some(key_len.to_string());
+            row.rows = Some(table_rows(t.h));
+            if conj.iter().any(|e| !constant_true(self.sess, e)) {
+                row.extra.push("Using where".into());
+            }
+            row.extra.push("Using index".into());
+            return Ok(Some(row));
+        }
         let used = plan.eq_parts + usize::from(plan.range_part);
         let key_len: u32 = ix.parts[..used.min(ix.parts.len())]
             .iter()
@@ -691,6 +716,9 @@ impl Explainer<'_> {
         if uses_where {
             row.extra.push("Using where".into());
         }
+        if plan.covering {
+            row.extra.push("Using index".into());
+        }
         if t.guessed {
             // Stand-in key values: estimate instead of reading.
             let n = table_rows(t.h);
@@ -715,6 +743,8 @@ impl Explainer<'_> {
                 Lock::None,
                 false,
                 Some(&mask),
+                // (not covering: SERIALIZABLE would lock what the dive counts)
+                false,
                 &mut |_, _| {
                     n += 1;
                     Ok(n < DIVE_ROWS_MAX)
@@ -778,10 +808,19 @@ impl Explainer<'_> {
     ) -> Result<Option<Row>> {
         let mut found = None;
         self.sess.with_trx(|_, trx| {
-            access::fetch(trx, t.h, acc, Lock::None, false, None, &mut |_, r| {
-                found = Some(r);
-                Ok(false)
-            })
+            access::fetch(
+                trx,
+                t.h,
+                acc,
+                Lock::None,
+                false,
+                None,
+                false,
+                &mut |_, r| {
+                    found = Some(r);
+                    Ok(false)
+                },
+            )
         })?;
         let Some(values) = found else {
             self.rows
@@ -898,6 +937,7 @@ impl Explainer<'_> {
             filter: bound.as_ref(),
             dml: true,
             guessed,
+            needed: None,
         };
         if let Some(mut row) = self.table_row(&table, 1, st)? {
             if !order_by.is_empty() {
@@ -969,6 +1009,8 @@ struct TableRead<'a> {
     dml: bool,
     /// Key values come from stand-ins for subqueries or outer columns.
     guessed: bool,
+    /// The columns the query uses (select.rs `needed_columns`; None: all).
+    needed: Option<Vec<bool>>,
 }
 
 /// A table of a join, in the order the nested loops run.

@@ -12,6 +12,7 @@ pub mod bind;
 mod coltype;
 pub mod columns;
 pub mod correlate;
+pub mod covering;
 pub mod ddl;
 pub mod dml;
 pub mod dml_multi;

@@ -211,7 +211,12 @@ pub fn read_table(
     needed: Option<&[bool]>,
 ) -> Result<KeyedRows> {
     let conj: Vec<&Expr> = filter.map(conjuncts).unwrap_or_default();
-    let acc = access::plan(h, &conj, sess)?;
+    let plan = if lock == Lock::None {
+        super::covering::plan_read(h, &conj, sess, needed)?
+    } else {
+        access::plan_detail(h, &conj, sess)?
+    };
+    let (acc, covering) = (plan.access, plan.covering);
     // A filter with a correlated subquery reads tables itself: it runs after the scan
     // (the transaction cannot serve two reads at once).
     let (inline, after) = match filter {
@@ -226,36 +231,45 @@ pub fn read_table(
     let interrupt = sess.interrupt.clone();
     let mut examined = 0u64;
     sess.with_trx(|env, trx| {
-        access::fetch(trx, h, &acc, lock, descending, needed, &mut |pk, row| {
-            examined += 1;
-            if examined.is_multiple_of(4096)
-                && interrupt.load(std::sync::atomic::Ordering::Relaxed) != 0
-            {
-                return Err(ErrorKind::ER_QUERY_INTERRUPTED.into());
-            }
-            if let Some(f) = filter {
-                let mut re = RowEnv {
-                    inner: &mut *env,
-                    row: &row,
-                    scope,
-                };
-                if eval(f, &mut re)?.to_bool() != Some(true) {
-                    return Ok(true);
+        access::fetch(
+            trx,
+            h,
+            &acc,
+            lock,
+            descending,
+            needed,
+            covering,
+            &mut |pk, row| {
+                examined += 1;
+                if examined.is_multiple_of(4096)
+                    && interrupt.load(std::sync::atomic::Ordering::Relaxed) != 0
+                {
+                    return Err(ErrorKind::ER_QUERY_INTERRUPTED.into());
                 }
-            }
-            if lock != Lock::None {
-                // Locking reads feed UPDATE/DELETE, which need each row's key.
-                keys.push(pk.to_vec());
-            }
-            rows.push(row);
-            if rows.len() > ROWS_IN_MEMORY_MAX {
-                return Err(KilnError::with_message(
-                    ErrorKind::ER_OUT_OF_RESOURCES,
-                    "Out of memory: the result has too many rows",
-                ));
-            }
-            Ok(limit.is_none_or(|l| rows.len() < l))
-        })
+                if let Some(f) = filter {
+                    let mut re = RowEnv {
+                        inner: &mut *env,
+                        row: &row,
+                        scope,
+                    };
+                    if eval(f, &mut re)?.to_bool() != Some(true) {
+                        return Ok(true);
+                    }
+                }
+                if lock != Lock::None {
+                    // Locking reads feed UPDATE/DELETE, which need each row's key.
+                    keys.push(pk.to_vec());
+                }
+                rows.push(row);
+                if rows.len() > ROWS_IN_MEMORY_MAX {
+                    return Err(KilnError::with_message(
+                        ErrorKind::ER_OUT_OF_RESOURCES,
+                        "Out of memory: the result has too many rows",
+                    ));
+                }
+                Ok(limit.is_none_or(|l| rows.len() < l))
+            },
+        )
     })?;
     sess.rows_read(h, rows.len() as u64);
     if let Some(f) = after {
@@ -317,7 +331,7 @@ pub(crate) fn has_subquery(e: &Expr) -> bool {
 
 /// The columns of `h` a single-table SELECT uses (None: all — `*`, subqueries, or
 /// no SELECT given). Unused columns are not decoded.
-fn needed_columns(select: Option<&Select>, h: &TableHandle) -> Option<Vec<bool>> {
+pub(crate) fn needed_columns(select: Option<&Select>, h: &TableHandle) -> Option<Vec<bool>> {
     let s = select?;
     let mut needed = vec![false; h.def.columns.len()];
     let mut all = false;
