@@ -211,7 +211,7 @@ def test_concurrent_writers_random(srv):
                     lo = rnd.randint(0, 50)
                     cov, full = covering_and_clustered(r, f"k BETWEEN {lo} AND {lo + 10}")
                     assert cov == full
-                    cov, full = covering_and_clustered(r, "", order="id")
+                    cov, full = covering_and_clustered(r, "")
                     assert cov == full
                 run(r, "COMMIT")
             else:
@@ -229,3 +229,85 @@ def test_concurrent_writers_random(srv):
     c = session(srv)
     cov, full = covering_and_clustered(c)
     assert cov == full
+
+
+# -- ORDER BY ... LIMIT from index order, against MariaDB ---------------------------------
+
+ORD_SETUP = [
+    "CREATE DATABASE ordt",
+    "USE ordt",
+    "CREATE TABLE o (id INT PRIMARY KEY, a INT NOT NULL, b INT NULL, c INT NOT NULL, "
+    "s VARCHAR(8) COLLATE utf8mb4_general_ci NOT NULL, "
+    "KEY ka (a), KEY kab (a, b), KEY ks (s)) DEFAULT CHARSET=utf8mb4",
+]
+
+
+def ord_rows(seed=11, n=2000):
+    rnd = random.Random(seed)
+    rows = []
+    for i in rnd.sample(range(1, 100_000), n):
+        b = None if rnd.random() < 0.1 else rnd.randint(-20, 20)
+        s = "".join(rnd.choice("abcdefgh") for _ in range(rnd.randint(1, 6)))
+        rows.append((i, rnd.randint(0, 40), b, rnd.randint(0, 1000), s))
+    return rows
+
+
+# (template, read in index order: no filesort)
+ORD_TEMPLATES = [
+    ("SELECT a, id FROM o ORDER BY a, id LIMIT {n} OFFSET {o}", True),
+    ("SELECT a, id FROM o ORDER BY a DESC, id DESC LIMIT {n}", True),
+    ("SELECT * FROM o ORDER BY id DESC LIMIT {n} OFFSET {o}", True),
+    ("SELECT * FROM o ORDER BY id LIMIT {n}", True),
+    ("SELECT * FROM o WHERE a = {v} ORDER BY b, id LIMIT {n}", True),
+    ("SELECT * FROM o WHERE a = {v} ORDER BY b DESC, id DESC LIMIT {n}", True),
+    ("SELECT b, id FROM o WHERE a = {v} ORDER BY a, b LIMIT {n}", True),
+    ("SELECT a, b FROM o WHERE a BETWEEN {v} AND {w} ORDER BY a, b LIMIT {n}", True),
+    ("SELECT a FROM o WHERE a BETWEEN {v} AND {w} ORDER BY a DESC LIMIT {n}", True),
+    ("SELECT * FROM o WHERE c > {x} ORDER BY id DESC LIMIT {n}", True),
+    ("SELECT id, c FROM o WHERE c < {x} ORDER BY 1 LIMIT {n}", True),
+    ("SELECT s FROM o ORDER BY s LIMIT {n} OFFSET {o}", True),
+    ("SELECT s FROM o WHERE s > 'd' ORDER BY s DESC LIMIT {n}", True),
+    ("SELECT a, c FROM o ORDER BY a, c LIMIT {n}", False),
+    ("SELECT c FROM o ORDER BY c LIMIT {n}", False),
+    ("SELECT a, b FROM o WHERE a IN ({v}, {w}) ORDER BY b, a LIMIT {n}", False),
+]
+
+
+@pytest.fixture(scope="module")
+def ord_pair(kiln_shared):
+    from mariadb_server import start_private_mariadb
+
+    m = start_private_mariadb(prefix="kiln-ord-")
+    k = kiln_shared.connect()
+    mc = m.connect()
+    try:
+        rows = ord_rows()
+        for c in (k, mc):
+            for s in ORD_SETUP:
+                run(c, s)
+            with c.cursor() as cur:
+                cur.executemany("INSERT INTO o VALUES (%s, %s, %s, %s, %s)", rows)
+        yield k, mc
+    finally:
+        k.close()
+        mc.close()
+        m.cleanup()
+
+
+def test_order_by_limit_matches_mariadb(ord_pair):
+    k, m = ord_pair
+    rnd = random.Random(5)
+    for template, ordered in ORD_TEMPLATES:
+        sql0 = template.format(n=5, o=3, v=7, w=9, x=500)
+        extra = run(k, "EXPLAIN " + sql0)[0][11] or ""
+        assert ("Using filesort" not in extra) == ordered, (sql0, extra)
+        for _ in range(8):
+            v = rnd.randint(0, 40)
+            sql = template.format(
+                n=rnd.choice([0, 1, 3, 10, 50, 1000, 5000]),
+                o=rnd.choice([0, 1, 7, 100]),
+                v=v,
+                w=v + rnd.randint(0, 5),
+                x=rnd.randint(0, 1000),
+            )
+            assert run(k, sql) == run(m, sql), sql

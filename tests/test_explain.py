@@ -258,6 +258,47 @@ def test_covering_index_reads(conn):
     run(conn, "DROP TABLE cov1")
 
 
+def test_order_by_from_index_order(conn):
+    # ORDER BY a key's columns, under a LIMIT: the index is read in order, no sort.
+    assert explain(conn, "SELECT * FROM sbtest1 ORDER BY k LIMIT 10") == [
+        row(1, "SIMPLE", "sbtest1", "index", None, "k_1", "4", rows=10)
+    ]
+    assert explain(conn, "SELECT * FROM sbtest1 ORDER BY id LIMIT 5 OFFSET 5") == [
+        row(1, "SIMPLE", "sbtest1", "index", None, "PRIMARY", "4", rows=10)
+    ]
+    # Backwards for DESC (MySQL 8.0 says so).
+    assert explain(conn, "SELECT * FROM sbtest1 ORDER BY id DESC LIMIT 3")[0][4:] == (
+        "index", None, "PRIMARY", "4", None, 3, "100.00", "Backward index scan"
+    )
+    assert explain(conn, "SELECT id FROM sbtest1 ORDER BY k DESC, id DESC LIMIT 3")[0][11] == (
+        "Backward index scan; Using index"
+    )
+    # The clustered index is in primary-key order: no LIMIT needed.
+    assert explain(conn, "SELECT * FROM sbtest1 ORDER BY id")[0][4:7] == (
+        "index", None, "PRIMARY"
+    )
+    # After the columns WHERE binds to one value; ranges read in key order too.
+    assert explain(conn, "SELECT * FROM sbtest1 WHERE k = 3 ORDER BY id LIMIT 2")[0][11] is None
+    assert explain(conn, "SELECT c FROM sbtest1 WHERE id BETWEEN 5 AND 104 ORDER BY id DESC")[
+        0
+    ][11] == "Using where; Backward index scan"
+    assert explain(conn, "SELECT a, b FROM t2 WHERE a = 1 ORDER BY b LIMIT 3")[0][4:8] == (
+        "ref", "ab", "ab", "5"
+    )
+    # Still sorted: not a key prefix, mixed directions, no LIMIT on a secondary
+    # index that does not cover, an IN list ahead of the ordered part, a function.
+    for sql in (
+        "SELECT * FROM sbtest1 ORDER BY c LIMIT 3",
+        "SELECT * FROM sbtest1 ORDER BY k, id DESC LIMIT 3",
+        "SELECT * FROM sbtest1 ORDER BY k",
+        "SELECT * FROM t2 WHERE a IN (1, 2) ORDER BY b LIMIT 3",
+        "SELECT * FROM sbtest1 ORDER BY k + 1 LIMIT 3",
+        "SELECT k FROM sbtest1 GROUP BY k ORDER BY k LIMIT 3",
+        "SELECT c FROM sbtest1 WHERE id BETWEEN 5 AND 104 ORDER BY c",
+    ):
+        assert "Using filesort" in explain(conn, sql)[0][11], sql
+
+
 def test_no_tables_and_impossible_where(conn):
     assert explain(conn, "SELECT 1") == [message(1, "SIMPLE", "No tables used")]
     assert explain(conn, "SELECT COUNT(*)") == [message(1, "SIMPLE", "No tables used")]
@@ -457,6 +498,11 @@ SAME_AS_MARIADB = [
     "SELECT COUNT(*) FROM sbtest1 WHERE k + 1 > 5",
     "SELECT a FROM t2 WHERE a = 1",
     "SELECT c FROM sbtest1 WHERE k = 3",
+    # ORDER BY from index order.
+    "SELECT * FROM sbtest1 ORDER BY k LIMIT 10",
+    "SELECT * FROM sbtest1 ORDER BY id LIMIT 5",
+    "SELECT id, k FROM sbtest1 ORDER BY k LIMIT 5",
+    "SELECT * FROM sbtest1 ORDER BY c LIMIT 3",
 ]
 
 

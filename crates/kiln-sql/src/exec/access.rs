@@ -307,6 +307,17 @@ fn constant_false(conj: &[&Expr], env: &mut dyn Env) -> bool {
 
 /// `plan`, with what EXPLAIN needs to describe the choice.
 pub fn plan_detail(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result<Plan> {
+    plan_among(t, conj, env, None)
+}
+
+/// `plan_detail` choosing among all indexes, or only index `only` (index_order.rs
+/// asks whether another candidate would read in ORDER BY order as well).
+pub fn plan_among(
+    t: &TableHandle,
+    conj: &[&Expr],
+    env: &mut dyn Env,
+    only: Option<usize>,
+) -> Result<Plan> {
     let mut out = Plan {
         access: Access::Full,
         candidates: Vec::new(),
@@ -323,7 +334,11 @@ pub fn plan_detail(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result
     // (score, index, eq values per part, range)
     let mut best: Option<Candidate> = None;
     for (i, ix) in t.def.indexes.iter().enumerate() {
-        if ix.invisible || ix.kind == IndexKindDef::Fulltext || ix.kind == IndexKindDef::RowId {
+        if ix.invisible
+            || ix.kind == IndexKindDef::Fulltext
+            || ix.kind == IndexKindDef::RowId
+            || only.is_some_and(|o| o != i)
+        {
             continue;
         }
         let mut eqs: Vec<Vec<Value>> = Vec::new();

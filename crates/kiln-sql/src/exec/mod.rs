@@ -18,6 +18,7 @@ pub mod dml;
 pub mod dml_multi;
 pub mod explain;
 pub mod group;
+pub mod index_order;
 pub mod infoschema;
 pub mod join_using;
 pub mod key_len;

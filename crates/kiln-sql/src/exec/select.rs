@@ -211,14 +211,62 @@ pub fn read_table(
     needed: Option<&[bool]>,
 ) -> Result<KeyedRows> {
     let conj: Vec<&Expr> = filter.map(conjuncts).unwrap_or_default();
-    let plan = if lock == Lock::None {
-        super::covering::plan_read(h, &conj, sess, needed)?
-    } else {
-        access::plan_detail(h, &conj, sess)?
-    };
+    let plan = access::plan_detail(h, &conj, sess)?;
+    read_planned(
+        sess, h, scope, filter, lock, plan, descending, limit, needed,
+    )
+}
+
+/// `read_table` for a SELECT: a covering read where the query's `needed` columns
+/// allow (covering.rs), in ORDER BY order where an index gives it (index_order.rs).
+/// Returns the rows and whether they already are in `order`'s order.
+pub fn read_table_ordered(
+    sess: &mut Session,
+    h: &Arc<TableHandle>,
+    scope: Option<&Scope>,
+    filter: Option<&Expr>,
+    lock: Lock,
+    needed: Option<&[bool]>,
+    order: Option<&super::index_order::OrderReq>,
+) -> Result<(KeyedRows, bool)> {
+    let conj: Vec<&Expr> = filter.map(conjuncts).unwrap_or_default();
+    if lock != Lock::None {
+        let plan = access::plan_detail(h, &conj, sess)?;
+        let rows = read_planned(sess, h, scope, filter, lock, plan, false, None, needed)?;
+        return Ok((rows, false));
+    }
+    let (plan, ordered) = super::index_order::plan_ordered(h, &conj, sess, needed, order)?;
+    let limit = ordered
+        .and(order)
+        .and_then(|o| o.limit)
+        .map(|l| l.min(usize::MAX as u64) as usize);
+    let rows = read_planned(
+        sess,
+        h,
+        scope,
+        filter,
+        lock,
+        plan,
+        ordered.unwrap_or(false),
+        limit,
+        needed,
+    )?;
+    Ok((rows, ordered.is_some()))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_planned(
+    sess: &mut Session,
+    h: &Arc<TableHandle>,
+    scope: Option<&Scope>,
+    filter: Option<&Expr>,
+    lock: Lock,
+    plan: access::Plan,
+    descending: bool,
+    limit: Option<usize>,
+    needed: Option<&[bool]>,
+) -> Result<KeyedRows> {
     let (acc, covering) = (plan.access, plan.covering);
-    // A filter with a correlated subquery reads tables itself: it runs after the scan
-    // (the transaction cannot serve two reads at once).
     let (inline, after) = match filter {
         Some(f) if has_subquery(f) => (None, Some(f)),
         f => (f, None),
@@ -377,14 +425,16 @@ pub(crate) fn needed_columns(select: Option<&Select>, h: &TableHandle) -> Option
     Some(needed)
 }
 
-/// Builds the relation of a FROM clause, filtered by `filter` (unbound).
+/// Builds the relation of a FROM clause, filtered by `filter` (unbound). Returns it,
+/// whether `filter` was applied, and whether its rows already are in `select`'s ORDER
+/// BY order (and cut at its LIMIT + OFFSET: index_order.rs).
 pub fn from_clause(
     sess: &mut Session,
     from: &[FromItem],
     filter: Option<&Expr>,
     lock: Lock,
     select: Option<&Select>,
-) -> Result<(Relation, bool)> {
+) -> Result<(Relation, bool, bool)> {
     // A single table: its own access path, the filter applied while reading.
     if let [FromItem::Table { name, alias }] = from
         && !is_info_schema(sess, name)
@@ -404,15 +454,18 @@ pub fn from_clause(
             return Err(ErrorKind::ER_INVALID_GROUP_FUNC_USE.into());
         }
         let needed = needed_columns(select, &h);
-        let (keys, rows) = read_table(
+        let order = match select {
+            Some(s) if lock == Lock::None => super::index_order::request(sess, s, &h, &scope),
+            _ => None,
+        };
+        let ((keys, rows), ordered) = read_table_ordered(
             sess,
             &h,
             Some(&scope),
             bound.as_ref(),
             lock,
-            false,
-            None,
             needed.as_deref(),
+            order.as_ref(),
         )?;
         return Ok((
             Relation {
@@ -426,6 +479,7 @@ pub fn from_clause(
                 keys,
             },
             true,
+            ordered,
         ));
     }
     let mut rel: Option<Relation> = None;
@@ -436,7 +490,7 @@ pub fn from_clause(
             Some(left) => join(sess, left, next, JoinKind::Cross, None, &[], false)?,
         });
     }
-    Ok((rel.expect("a FROM clause has an item"), false))
+    Ok((rel.expect("a FROM clause has an item"), false, false))
 }
 
 /// Whether `name` is an information_schema table (named or by the current database).
@@ -756,7 +810,7 @@ pub fn needs_dual(s: &Select) -> bool {
 
 /// Whether a SELECT uses window functions or windows anywhere in its own clauses
 /// (then `check_windows` has run and their places are legal).
-fn uses_windows(s: &Select) -> bool {
+pub(crate) fn uses_windows(s: &Select) -> bool {
     !s.windows.is_empty()
         || s.items.iter().any(|i| bind::window_in(&i.expr).is_some())
         || s.order_by
@@ -844,7 +898,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         None => None,
     };
     let lock = lock_of(s);
-    let (rel, filtered) = if s.from.is_empty() {
+    let (rel, filtered, ordered) = if s.from.is_empty() {
         (
             Relation {
                 scope: Scope::default(),
@@ -852,6 +906,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
                 rows: vec![Vec::new()],
                 keys: Vec::new(),
             },
+            false,
             false,
         )
     } else {
@@ -1148,7 +1203,8 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         let mut seen = Distinct::with_colls(item_colls.clone());
         out.retain(|(v, _)| seen.insert(v));
     }
-    if !order.is_empty() {
+    // Rows read in index order need no sort (index_order.rs).
+    if !order.is_empty() && !ordered {
         let desc: Vec<bool> = order.iter().map(|(_, d)| *d).collect();
         out.sort_by(|a, b| cmp_keys(&a.1, &b.1, &desc, &order_colls));
         if distinct_by_sort {
@@ -1227,7 +1283,7 @@ enum OrderKey {
     Expr(Expr),
 }
 
-fn limit_value(sess: &mut Session, e: &Expr) -> Result<u64> {
+pub(crate) fn limit_value(sess: &mut Session, e: &Expr) -> Result<u64> {
     let v = eval(e, sess)?;
     match v {
         Value::Int(i) if i >= 0 => Ok(i as u64),
