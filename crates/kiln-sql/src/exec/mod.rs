@@ -17,6 +17,7 @@ pub mod ddl;
 pub mod dml;
 pub mod dml_multi;
 pub mod explain;
+pub mod filesort;
 pub mod group;
 pub mod index_order;
 pub mod infoschema;

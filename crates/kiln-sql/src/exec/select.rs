@@ -1160,27 +1160,6 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             window::compute(sess, &scope, &mut rows, &win_calls, &slot_kind)?;
         }
     }
-    // Project, keeping the ORDER BY keys beside each output row.
-    let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
-    for r in &rows {
-        let mut re = RowEnv {
-            inner: sess,
-            row: r,
-            scope: Some(&scope),
-        };
-        let mut vals = Vec::with_capacity(items.len());
-        for (e, _) in &items {
-            vals.push(eval(e, &mut re)?);
-        }
-        let mut keys = Vec::with_capacity(order.len());
-        for (k, _) in &order {
-            keys.push(match k {
-                OrderKey::Item(i) => vals[*i].clone(),
-                OrderKey::Expr(e) => eval(e, &mut re)?,
-            });
-        }
-        out.push((vals, keys));
-    }
     // DISTINCT by the sort when ORDER BY lists every select item under the item's own
     // collation (sysbench's `SELECT DISTINCT c … ORDER BY c`): equal rows then sort
     // next to each other, and the stable sort keeps the first one met, as the hash
@@ -1199,18 +1178,6 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             })
         })
         && (0..items.len()).all(|i| order.iter().any(|(k, _)| item_of(k) == Some(i)));
-    if s.distinct && !distinct_by_sort {
-        let mut seen = Distinct::with_colls(item_colls.clone());
-        out.retain(|(v, _)| seen.insert(v));
-    }
-    // Rows read in index order need no sort (index_order.rs).
-    if !order.is_empty() && !ordered {
-        let desc: Vec<bool> = order.iter().map(|(_, d)| *d).collect();
-        out.sort_by(|a, b| cmp_keys(&a.1, &b.1, &desc, &order_colls));
-        if distinct_by_sort {
-            out.dedup_by(|b, a| super::group::values_eq(&a.0, &b.0, &item_colls));
-        }
-    }
     let offset = match &s.offset {
         Some(e) => limit_value(sess, e)?,
         None => 0,
@@ -1219,12 +1186,48 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         Some(e) => limit_value(sess, e)?,
         None => u64::MAX,
     };
-    let rows: Vec<Vec<Value>> = out
-        .into_iter()
-        .skip(offset.min(usize::MAX as u64) as usize)
-        .take(limit.min(usize::MAX as u64) as usize)
-        .map(|(v, _)| v)
-        .collect();
+    // Project, keeping the ORDER BY keys beside each output row, into the sort
+    // (filesort.rs) unless the rows were read in index order (index_order.rs).
+    let mut seen =
+        (s.distinct && !distinct_by_sort).then(|| Distinct::with_colls(item_colls.clone()));
+    let mut sink = if !order.is_empty() && !ordered {
+        let spec = super::filesort::SortSpec {
+            desc: order.iter().map(|(_, d)| *d).collect(),
+            colls: order_colls.clone(),
+        };
+        // Top-N keeps LIMIT + OFFSET rows; not when the sort also deduplicates.
+        let top = (!distinct_by_sort && limit != u64::MAX).then(|| limit.saturating_add(offset));
+        super::filesort::RowSink::Sort(super::filesort::sorter_for(sess, spec, top)?)
+    } else {
+        super::filesort::RowSink::Keep(Vec::with_capacity(rows.len()))
+    };
+    for r in rows {
+        let mut re = RowEnv {
+            inner: sess,
+            row: &r,
+            scope: Some(&scope),
+        };
+        let mut vals = Vec::with_capacity(items.len());
+        for (e, _) in &items {
+            vals.push(eval(e, &mut re)?);
+        }
+        let mut keys = Vec::with_capacity(order.len());
+        for (k, _) in &order {
+            keys.push(match k {
+                OrderKey::Item(i) => vals[*i].clone(),
+                OrderKey::Expr(e) => eval(e, &mut re)?,
+            });
+        }
+        if let Some(seen) = &mut seen
+            && !seen.insert(&vals)
+        {
+            continue;
+        }
+        sink.push((vals, keys))?;
+    }
+    let sorted = sink.finish(sess)?;
+    let dedup = distinct_by_sort.then_some(item_colls.as_slice());
+    let rows = super::filesort::cut(sorted, dedup, offset, limit)?;
     // Window results are typed as the slots past the aggregates.
     let post_calls: Vec<Expr> = agg_calls
         .into_iter()
