@@ -100,6 +100,16 @@ pub fn covers(t: &TableHandle, index: usize, needed: &[bool]) -> bool {
     if ix.kind == IndexKindDef::Fulltext || (index != 0 && t.sec_pos[index].is_none()) {
         return false;
     }
+    if index == 0 {
+        // (no allocation: this runs for every primary-key read)
+        return needed.iter().enumerate().all(|(c, n)| {
+            !n || (ix.kind != IndexKindDef::RowId
+                && ix
+                    .parts
+                    .iter()
+                    .any(|p| p.column == c && p.prefix_chars.is_none()))
+        });
+    }
     let have = value_columns(t, index);
     needed.iter().zip(&have).all(|(n, h)| !n || *h)
 }

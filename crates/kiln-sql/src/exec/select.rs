@@ -1197,7 +1197,8 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         };
         // Top-N keeps LIMIT + OFFSET rows; not when the sort also deduplicates.
         let top = (!distinct_by_sort && limit != u64::MAX).then(|| limit.saturating_add(offset));
-        super::filesort::RowSink::Sort(super::filesort::sorter_for(sess, spec, top)?)
+        let n = rows.len();
+        super::filesort::RowSink::Sort(super::filesort::sorter_for(sess, spec, top, n)?)
     } else {
         super::filesort::RowSink::Keep(Vec::with_capacity(rows.len()))
     };
