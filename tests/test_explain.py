@@ -166,7 +166,11 @@ def test_sysbench_range_queries_sort_and_hash(conn):
     assert explain(conn, "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 5 AND 104")[0][
         11
     ] == "Using where"
-    assert explain(conn, "SELECT k, COUNT(*) FROM sbtest1 GROUP BY k")[0][11] == "Using temporary"
+    # k_1 covers the query: it is read whole (MySQL 8.0 groups in its order instead
+    # of hashing, so says only "Using index").
+    assert explain(conn, "SELECT k, COUNT(*) FROM sbtest1 GROUP BY k")[0][11] == (
+        "Using index; Using temporary"
+    )
     # A const row needs no sort.
     assert explain(conn, "SELECT * FROM sbtest1 WHERE id = 3 ORDER BY c")[0][11] is None
 
@@ -213,6 +217,88 @@ def test_full_scans(conn):
     assert explain(conn, "SELECT * FROM sbtest1 WHERE 1 = 1")[0][11] is None
 
 
+def test_covering_index_reads(conn):
+    # Every column used is in k_1's entries (k, and the primary key id they carry).
+    assert explain(conn, "SELECT k FROM sbtest1 WHERE k BETWEEN 3 AND 4") == [
+        row(1, "SIMPLE", "sbtest1", "range", "k_1", "k_1", "4", None, 20,
+            "Using where; Using index")
+    ]
+    assert explain(conn, "SELECT id, k FROM sbtest1 WHERE k = 3") == [
+        row(1, "SIMPLE", "sbtest1", "ref", "k_1", "k_1", "4", "const", 10, "Using index")
+    ]
+    assert explain(conn, "SELECT id FROM sbtest1 WHERE id = 3")[0][4:] == (
+        "const", "PRIMARY", "PRIMARY", "4", "const", 1, "100.00", "Using index"
+    )
+    # No key range, but a covering index: read whole instead of the table.
+    assert explain(conn, "SELECT id FROM sbtest1") == [
+        row(1, "SIMPLE", "sbtest1", "index", None, "k_1", "4", rows=1000, extra="Using index")
+    ]
+    assert explain(conn, "SELECT COUNT(*) FROM sbtest1 WHERE k + 1 > 5") == [
+        row(1, "SIMPLE", "sbtest1", "index", None, "k_1", "4", rows=1000,
+            extra="Using where; Using index")
+    ]
+    # A column outside the index: the row is read.
+    assert explain(conn, "SELECT c FROM sbtest1 WHERE k = 3")[0][11] is None
+    assert explain(conn, "SELECT k, c FROM sbtest1")[0][4] == "ALL"
+    # Text keys hold collation weights, not values: (a, b) covers a, not b.
+    assert explain(conn, "SELECT a FROM t2 WHERE a = 1")[0][11] == "Using index"
+    assert explain(conn, "SELECT b FROM t2 WHERE a = 1")[0][11] is None
+    assert explain(conn, "SELECT a FROM t2 WHERE a = 1 AND b = 'b1'")[0][11] is None
+    # DECIMAL / DATETIME parts are not decoded: ddt covers neither.
+    assert explain(conn, "SELECT d FROM t2 WHERE d = 1.5")[0][11] is None
+    # Locking reads take the row from the clustered index.
+    assert explain(conn, "SELECT k FROM sbtest1 WHERE k = 3 FOR UPDATE")[0][11] is None
+    assert explain(conn, "SELECT id FROM sbtest1 FOR SHARE")[0][4] == "ALL"
+    # An index made by CREATE INDEX covers too.
+    run(conn, "CREATE TABLE cov1 (id INT PRIMARY KEY, x INT, y INT, s VARCHAR(5))")
+    run(conn, "INSERT INTO cov1 VALUES (1, 1, 1, 'a'), (2, 2, 2, 'b')")
+    run(conn, "CREATE INDEX xy ON cov1 (x, y DESC)")
+    assert explain(conn, "SELECT y FROM cov1 WHERE x = 2")[0][11] == "Using index"
+    assert run(conn, "SELECT y, id FROM cov1 WHERE x = 2") == ((2, 2),)
+    run(conn, "DROP TABLE cov1")
+
+
+def test_order_by_from_index_order(conn):
+    # ORDER BY a key's columns, under a LIMIT: the index is read in order, no sort.
+    assert explain(conn, "SELECT * FROM sbtest1 ORDER BY k LIMIT 10") == [
+        row(1, "SIMPLE", "sbtest1", "index", None, "k_1", "4", rows=10)
+    ]
+    assert explain(conn, "SELECT * FROM sbtest1 ORDER BY id LIMIT 5 OFFSET 5") == [
+        row(1, "SIMPLE", "sbtest1", "index", None, "PRIMARY", "4", rows=10)
+    ]
+    # Backwards for DESC (MySQL 8.0 says so).
+    assert explain(conn, "SELECT * FROM sbtest1 ORDER BY id DESC LIMIT 3")[0][4:] == (
+        "index", None, "PRIMARY", "4", None, 3, "100.00", "Backward index scan"
+    )
+    assert explain(conn, "SELECT id FROM sbtest1 ORDER BY k DESC, id DESC LIMIT 3")[0][11] == (
+        "Backward index scan; Using index"
+    )
+    # The clustered index is in primary-key order: no LIMIT needed.
+    assert explain(conn, "SELECT * FROM sbtest1 ORDER BY id")[0][4:7] == (
+        "index", None, "PRIMARY"
+    )
+    # After the columns WHERE binds to one value; ranges read in key order too.
+    assert explain(conn, "SELECT * FROM sbtest1 WHERE k = 3 ORDER BY id LIMIT 2")[0][11] is None
+    assert explain(conn, "SELECT c FROM sbtest1 WHERE id BETWEEN 5 AND 104 ORDER BY id DESC")[
+        0
+    ][11] == "Using where; Backward index scan"
+    assert explain(conn, "SELECT a, b FROM t2 WHERE a = 1 ORDER BY b LIMIT 3")[0][4:8] == (
+        "ref", "ab", "ab", "5"
+    )
+    # Still sorted: not a key prefix, mixed directions, no LIMIT on a secondary
+    # index that does not cover, an IN list ahead of the ordered part, a function.
+    for sql in (
+        "SELECT * FROM sbtest1 ORDER BY c LIMIT 3",
+        "SELECT * FROM sbtest1 ORDER BY k, id DESC LIMIT 3",
+        "SELECT * FROM sbtest1 ORDER BY k",
+        "SELECT * FROM t2 WHERE a IN (1, 2) ORDER BY b LIMIT 3",
+        "SELECT * FROM sbtest1 ORDER BY k + 1 LIMIT 3",
+        "SELECT k FROM sbtest1 GROUP BY k ORDER BY k LIMIT 3",
+        "SELECT c FROM sbtest1 WHERE id BETWEEN 5 AND 104 ORDER BY c",
+    ):
+        assert "Using filesort" in explain(conn, sql)[0][11], sql
+
+
 def test_no_tables_and_impossible_where(conn):
     assert explain(conn, "SELECT 1") == [message(1, "SIMPLE", "No tables used")]
     assert explain(conn, "SELECT COUNT(*)") == [message(1, "SIMPLE", "No tables used")]
@@ -250,7 +336,9 @@ def test_derived_tables_are_materialized(conn):
     assert explain(conn, "SELECT * FROM (SELECT id FROM sbtest1 WHERE id < 5) d WHERE id > 1") == [
         (1, "PRIMARY", "<derived2>", None, "ALL", None, None, None, None, None, "100.00",
          "Using where"),
-        row(2, "DERIVED", "sbtest1", "range", "PRIMARY", "PRIMARY", "4", None, 4, "Using where"),
+        # Only id is used: the primary key covers the read.
+        row(2, "DERIVED", "sbtest1", "range", "PRIMARY", "PRIMARY", "4", None, 4,
+            "Using where; Using index"),
     ]
 
 
@@ -258,7 +346,9 @@ def test_subqueries(conn):
     # An uncorrelated subquery runs once and its value keys the outer read.
     assert explain(conn, "SELECT * FROM sbtest1 WHERE id = (SELECT MAX(u) FROM t2)") == [
         row(1, "PRIMARY", "sbtest1", "const", "PRIMARY", "PRIMARY", "4", "const", 1),
-        row(2, "SUBQUERY", "t2", "ALL", rows=50),
+        # u alone is used: the unique key on it is read whole (MySQL 8.0 reads one end
+        # of it: "Select tables optimized away").
+        row(2, "SUBQUERY", "t2", "index", None, "ub", "5", rows=50, extra="Using index"),
     ]
     assert explain(conn, "SELECT * FROM sbtest1 WHERE id IN (SELECT u FROM t2 WHERE a = 1)")[
         1
@@ -268,7 +358,8 @@ def test_subqueries(conn):
         conn, "SELECT * FROM sbtest1 s WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.u = s.id)"
     ) == [
         row(1, "PRIMARY", "s", "ALL", rows=1000, extra="Using where"),
-        row(2, "DEPENDENT SUBQUERY", "t2", "eq_ref", "ub", "ub", "5", f"{DB}.s.id", 1),
+        row(2, "DEPENDENT SUBQUERY", "t2", "eq_ref", "ub", "ub", "5", f"{DB}.s.id", 1,
+            "Using index"),
     ]
     r = explain(conn, "SELECT (SELECT COUNT(*) FROM t2 WHERE t2.a = s.k), "
                       "(SELECT 1 FROM t2 WHERE u = s.id + 1) FROM sbtest1 s WHERE s.id = 3")
@@ -282,7 +373,7 @@ def test_subqueries(conn):
 def test_unions(conn):
     assert explain(conn, "SELECT id FROM sbtest1 WHERE id = 1 UNION SELECT u FROM t2") == [
         row(1, "PRIMARY", "sbtest1", "const", "PRIMARY", "PRIMARY", "4", "const", 1),
-        row(2, "UNION", "t2", "ALL", rows=50),
+        row(2, "UNION", "t2", "index", None, "ub", "5", rows=50, extra="Using index"),
         (None, "UNION RESULT", "<union1,2>", None, "ALL", None, None, None, None, None, None,
          "Using temporary"),
     ]
@@ -399,6 +490,19 @@ SAME_AS_MARIADB = [
     "SELECT * FROM sbtest1 WHERE 1 = 0",
     "SELECT c FROM sbtest1 WHERE id = 10 AND k = 99",
     "SELECT c FROM sbtest1 WHERE id = 10 ORDER BY c",
+    # Covering reads.
+    "SELECT k FROM sbtest1 WHERE k BETWEEN 3 AND 4",
+    "SELECT id, k FROM sbtest1 WHERE k = 3",
+    "SELECT id FROM sbtest1 WHERE id BETWEEN 5 AND 104",
+    "SELECT id FROM sbtest1",
+    "SELECT COUNT(*) FROM sbtest1 WHERE k + 1 > 5",
+    "SELECT a FROM t2 WHERE a = 1",
+    "SELECT c FROM sbtest1 WHERE k = 3",
+    # ORDER BY from index order.
+    "SELECT * FROM sbtest1 ORDER BY k LIMIT 10",
+    "SELECT * FROM sbtest1 ORDER BY id LIMIT 5",
+    "SELECT id, k FROM sbtest1 ORDER BY k LIMIT 5",
+    "SELECT * FROM sbtest1 ORDER BY c LIMIT 3",
 ]
 
 

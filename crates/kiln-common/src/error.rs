@@ -118,6 +118,7 @@ errors! {
     ER_INTERNAL_ERROR = (1815, "HY000", "Internal error: %s");
     ER_CRASHED_ON_USAGE = (1194, "HY000", "Table '%s' is marked as crashed and should be repaired");
     ER_IO_ERROR = (1026, "HY000", "Error writing file '%s' (errno: %d - %s)");
+    ER_ERROR_ON_READ = (1024, "HY000", "Error reading file '%s' (errno: %d - %s)");
     ER_RECORD_FILE_FULL = (1114, "HY000", "The table '%s' is full");
     ER_DISK_FULL = (1021, "HY000", "Disk full (%s); waiting for someone to free some space... (errno: %d - %s)");
     ER_NOT_KEYFILE = (1034, "HY000", "Incorrect key file for table '%s'; try to repair it");

@@ -154,6 +154,10 @@ pub trait ServerHooks: Send + Sync {
 pub struct SessionCounters {
     pub questions: u64,
     pub com: HashMap<&'static str, u64>,
+    /// This session's Sort_* counters (`status::SORT_COUNTERS` order).
+    pub sort: [u64; 4],
+    /// The last table read went through a key range (Sort_range, not Sort_scan).
+    pub last_read_by_key: bool,
 }
 
 /// Changes to report in the next OK packet's session-state block.

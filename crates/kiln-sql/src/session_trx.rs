@@ -402,7 +402,13 @@ impl Session {
         crate::eval::Env::warn(self, Level::Note, code, message);
     }
 
-    pub(crate) fn note_access(&mut self, _access: &crate::exec::access::Access) {}
+    pub(crate) fn note_access(&mut self, access: &crate::exec::access::Access) {
+        self.counters.last_read_by_key = matches!(
+            access,
+            crate::exec::access::Access::Index { ranges, .. }
+                if ranges.iter().any(|r| r != &(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded))
+        );
+    }
 
     pub(crate) fn rows_read(&mut self, _h: &TableHandle, n: u64) {
         crate::status::add("Innodb_rows_read", n);

@@ -286,7 +286,13 @@ fn status_rows(s: &mut Session, global: bool) -> Vec<Vec<Value>> {
         for (n, v) in crate::status::com_values() {
             vals.push((n, v.to_string()));
         }
+        for (n, v) in crate::status::sort_values() {
+            vals.push((n, v.to_string()));
+        }
     } else {
+        for (n, v) in crate::status::SORT_COUNTERS.iter().zip(s.counters.sort) {
+            vals.push((n.to_string(), v.to_string()));
+        }
         vals.push(("Questions".into(), s.counters.questions.to_string()));
         vals.push(("Queries".into(), s.counters.questions.to_string()));
         for n in crate::status::COM_NAMES {

@@ -124,6 +124,28 @@ pub fn row_values() -> Vec<(String, u64)> {
         .collect()
 }
 
+/// Sort counters (SHOW STATUS Sort_*), in this order in `SessionCounters::sort`.
+pub const SORT_COUNTERS: &[&str] = &["Sort_merge_passes", "Sort_range", "Sort_rows", "Sort_scan"];
+
+static SORTS: [ShardedCounter; SORT_COUNTERS.len()] =
+    [const { ShardedCounter::new() }; SORT_COUNTERS.len()];
+
+/// Adds `n` to the global sort counter number `i` (`SORT_COUNTERS`).
+pub fn add_sort(i: usize, n: u64) {
+    if let Some(c) = SORTS.get(i) {
+        c.add(n);
+    }
+}
+
+/// (name, value) of the global sort counters.
+pub fn sort_values() -> Vec<(String, u64)> {
+    SORT_COUNTERS
+        .iter()
+        .zip(SORTS.iter())
+        .map(|(n, c)| (n.to_string(), c.get()))
+        .collect()
+}
+
 /// (Com_xxx, value) for every counter.
 pub fn com_values() -> Vec<(String, u64)> {
     COM_NAMES

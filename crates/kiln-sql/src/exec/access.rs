@@ -15,7 +15,7 @@ use std::ops::Bound;
 
 use kiln_common::Result;
 use kiln_common::key::KeyWriter;
-use kiln_storage::trx::{Mode, ReadMode, Trx, Wait};
+use kiln_storage::trx::{Mode, ReadMode, SecRead, Trx, Wait};
 
 use super::bind::is_constant;
 use crate::ast::{BinaryOp, Expr};
@@ -274,6 +274,11 @@ pub struct Plan {
     pub eq_single: bool,
     /// The part after them is read by a range (`<`, BETWEEN, an OR of ranges).
     pub range_part: bool,
+    /// The query needs only what the chosen index holds: rows come from the index
+    /// alone (covering.rs).
+    pub covering: bool,
+    /// The whole covering index is read for want of a key range (MySQL's `index`).
+    pub full_index: bool,
 }
 
 /// Chooses the access path for `conj` (conjuncts bound to this table's slots, slot =
@@ -302,12 +307,25 @@ fn constant_false(conj: &[&Expr], env: &mut dyn Env) -> bool {
 
 /// `plan`, with what EXPLAIN needs to describe the choice.
 pub fn plan_detail(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result<Plan> {
+    plan_among(t, conj, env, None)
+}
+
+/// `plan_detail` choosing among all indexes, or only index `only` (index_order.rs
+/// asks whether another candidate would read in ORDER BY order as well).
+pub fn plan_among(
+    t: &TableHandle,
+    conj: &[&Expr],
+    env: &mut dyn Env,
+    only: Option<usize>,
+) -> Result<Plan> {
     let mut out = Plan {
         access: Access::Full,
         candidates: Vec::new(),
         eq_parts: 0,
         eq_single: true,
         range_part: false,
+        covering: false,
+        full_index: false,
     };
     if constant_false(conj, env) {
         out.access = Access::Empty;
@@ -316,7 +334,11 @@ pub fn plan_detail(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result
     // (score, index, eq values per part, range)
     let mut best: Option<Candidate> = None;
     for (i, ix) in t.def.indexes.iter().enumerate() {
-        if ix.invisible || ix.kind == IndexKindDef::Fulltext || ix.kind == IndexKindDef::RowId {
+        if ix.invisible
+            || ix.kind == IndexKindDef::Fulltext
+            || ix.kind == IndexKindDef::RowId
+            || only.is_some_and(|o| o != i)
+        {
             continue;
         }
         let mut eqs: Vec<Vec<Value>> = Vec::new();
@@ -511,8 +533,11 @@ pub enum LockWait {
 }
 
 /// Reads the rows `access` selects, in index order (descending if asked), calling
-/// `f(primary key, row)` until it returns false. `limit` bounds the rows read when the
-/// caller knows it needs no more.
+/// `f(primary key, row)` until it returns false. Only the `needed` columns are
+/// decoded (the others read as NULL). `covering`: the chosen secondary index holds
+/// every needed column (covering.rs), so a consistent read takes them from its
+/// entries wherever the entry settles visibility by itself.
+#[allow(clippy::too_many_arguments)]
 pub fn fetch(
     trx: &mut Trx,
     t: &TableHandle,
@@ -520,6 +545,7 @@ pub fn fetch(
     lock: Lock,
     descending: bool,
     needed: Option<&[bool]>,
+    covering: bool,
     f: &mut RowSink<'_>,
 ) -> Result<()> {
     let mut decode = |pk: &[u8], row: &[u8], f: &mut RowSink<'_>| {
@@ -554,26 +580,63 @@ pub fn fetch(
             if descending {
                 ordered.reverse();
             }
+            let entry_mask = needed.filter(|_| covering);
             for (lo, hi) in ordered {
-                let rows = match mode {
-                    None => trx.table_scan_secondary(
+                let Some((m, w)) = mode else {
+                    // A consistent read streams (the sink may stop it early).
+                    let mut failed = None;
+                    let mut stopped = false;
+                    trx.scan_secondary_each(
                         &t.storage,
                         pos,
                         as_ref(lo),
                         as_ref(hi),
                         descending,
-                        usize::MAX,
-                    ),
-                    Some((m, w)) => {
-                        let mut r =
-                            trx.table_lookup_locking(&t.storage, pos, as_ref(lo), as_ref(hi), m, w);
-                        if descending && let Ok(v) = &mut r {
-                            v.reverse();
-                        }
-                        r
+                        entry_mask.is_some(),
+                        &mut |pk, got| {
+                            let more = match got {
+                                SecRead::Row(row) => decode(pk, &row, f),
+                                SecRead::Entry(entry) => {
+                                    let mask = entry_mask.expect("covering read");
+                                    let mut values = Vec::new();
+                                    super::covering::decode_entry(
+                                        t,
+                                        *index,
+                                        entry,
+                                        mask,
+                                        &mut values,
+                                    )
+                                    .and_then(|()| f(pk, values))
+                                }
+                            };
+                            match more {
+                                Ok(true) => Ok(true),
+                                Ok(false) => {
+                                    stopped = true;
+                                    Ok(false)
+                                }
+                                Err(e) => {
+                                    failed = Some(e);
+                                    Ok(false)
+                                }
+                            }
+                        },
+                    )
+                    .map_err(trx_error)?;
+                    if let Some(e) = failed {
+                        return Err(e);
                     }
+                    if stopped {
+                        return Ok(());
+                    }
+                    continue;
+                };
+                let mut rows = trx
+                    .table_lookup_locking(&t.storage, pos, as_ref(lo), as_ref(hi), m, w)
+                    .map_err(trx_error)?;
+                if descending {
+                    rows.reverse();
                 }
-                .map_err(trx_error)?;
                 for (pk, row) in rows {
                     if !decode(&pk, &row, f)? {
                         return Ok(());

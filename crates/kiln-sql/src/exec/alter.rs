@@ -327,6 +327,7 @@ pub(crate) fn add_indexes_in_place(
     def.columns = h.def.columns.clone();
     def.indexes = finish_indexes(&def.columns, def.indexes)?;
     let engine = sess.dict()?.engine.clone();
+    let trx_sys = sess.dict()?.te.sys.clone();
     let name = h.def.name.clone();
     sess.replace_table(
         schema,
@@ -344,6 +345,8 @@ pub(crate) fn add_indexes_in_place(
                 engine
                     .bulk_load_tree(&space, ix.id, items)
                     .map_err(crate::dict::storage_error)?;
+                // Its entries carry trx id 0: views from before now must check rows.
+                trx_sys.note_bulk_build();
             }
             Ok(def.clone())
         },

@@ -29,8 +29,13 @@
 //!   temporary" for GROUP BY and DISTINCT (hash tables, group.rs); "Using filesort"
 //!   for ORDER BY (select.rs always sorts); UNION DISTINCT is a UNION RESULT row with
 //!   "Using temporary". kiln has no covering-index reads, no index condition pushdown
-//!   and no sort-avoiding index order, so "Using index", "Using index condition" and
-//!   type `index` never appear.
+//!   and no sort-avoiding index order, so "Using index condition" never appears.
+//! - "Using index" when the chosen index holds every column the query uses and the
+//!   read takes them from it (covering.rs `plan_read`, the executor's own choice);
+//!   type `index` when such an index is read whole for want of a key range (its
+//!   rows: the table's estimate, or the LIMIT when read in ORDER BY order).
+//! - No "Using filesort" when the rows are read in ORDER BY order (index_order.rs,
+//!   the executor's own choice); "Backward index scan" when that read runs backwards.
 //! - Subqueries are not run. An uncorrelated one (SUBQUERY) stands for a value of its
 //!   result type while the enclosing block is planned, as the executor replaces it by
 //!   its value; a correlated one (DEPENDENT SUBQUERY) is planned with the outer
@@ -64,6 +69,9 @@ pub const DIVE_ROWS_MAX: u64 = 10_000;
 
 /// The Extra text of a table joined by kiln's nested loop over a buffered input.
 const JOIN_BUFFER: &str = "Using join buffer (Block Nested Loop)";
+
+/// The Extra text of an index read backwards for ORDER BY ... DESC (MySQL 8.0's).
+const BACKWARD: &str = "Backward index scan";
 
 /// One row of the traditional output.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -194,6 +202,7 @@ pub fn plan_rows(sess: &mut Session, stmt: &Stmt) -> Result<Vec<Row>> {
         rows: Vec::new(),
         param_base,
         outer_labels: Vec::new(),
+        ordered: false,
     };
     let r = match stmt {
         Stmt::Select(s) => x.unit(s, 1, Unit::Top, false).map(|_| ()),
@@ -352,6 +361,8 @@ struct Explainer<'s> {
     param_base: usize,
     /// (parameter, label) of each outer column lent as a parameter.
     outer_labels: Vec<(usize, String)>,
+    /// The last `table_row` reads in ORDER BY order (index_order.rs).
+    ordered: bool,
 }
 
 impl Explainer<'_> {
@@ -492,8 +503,22 @@ impl Explainer<'_> {
                 filter: bound.as_ref(),
                 dml: false,
                 guessed,
+                // Locking reads take the row from the clustered index.
+                needed: match s.lock {
+                    None => super::select::needed_columns(Some(s), &h),
+                    Some(_) => None,
+                },
+                order: match s.lock {
+                    None => super::index_order::request(self.sess, s, &h, &scope),
+                    Some(_) => None,
+                },
             };
+            self.ordered = false;
             if let Some(mut row) = self.table_row(&table, id, st)? {
+                if self.ordered {
+                    // Read in ORDER BY order (index_order.rs): no sort.
+                    after.retain(|x| x != "Using filesort");
+                }
                 if row.access != Some("const") {
                     row.extra.extend(after);
                 }
@@ -597,7 +622,14 @@ impl Explainer<'_> {
             .copied()
             .filter(|e| !is_constant(e) || self.outer_params(e).is_empty())
             .collect();
-        let plan = access::plan_detail(t.h, &planned, self.sess)?;
+        let (plan, ordered) = super::index_order::plan_ordered(
+            t.h,
+            &planned,
+            self.sess,
+            t.needed.as_deref(),
+            t.order.as_ref(),
+        )?;
+        self.ordered = ordered.is_some();
         let def = &t.h.def;
         let mut row = Row::new(id, st);
         row.table = Some(t.alias.to_string());
@@ -630,6 +662,37 @@ impl Explainer<'_> {
             } => (*index, ranges, *point),
         };
         let ix = &def.indexes[index];
+        if plan.full_index {
+            // The whole covering index, in place of the table (MySQL's `index`).
+            let key_len: u32 = ix
+                .parts
+                .iter()
+                .map(|p| key_part_len(&def.columns[p.column], p))
+                .sum();
+            row.access = Some("index");
+            row.key = Some(ix.name.clone());
+            row.key_len = Some(key_len.to_string());
+            // Read in order under a LIMIT: about that many entries.
+            let limit = t
+                .order
+                .as_ref()
+                .and_then(|o| o.limit)
+                .filter(|_| ordered.is_some());
+            row.rows = Some(match limit {
+                Some(l) => table_rows(t.h).min(l).max(1),
+                None => table_rows(t.h),
+            });
+            if conj.iter().any(|e| !constant_true(self.sess, e)) {
+                row.extra.push("Using where".into());
+            }
+            if ordered == Some(true) {
+                row.extra.push(BACKWARD.into());
+            }
+            if plan.covering {
+                row.extra.push("Using index".into());
+            }
+            return Ok(Some(row));
+        }
         let used = plan.eq_parts + usize::from(plan.range_part);
         let key_len: u32 = ix.parts[..used.min(ix.parts.len())]
             .iter()
@@ -691,6 +754,12 @@ impl Explainer<'_> {
         if uses_where {
             row.extra.push("Using where".into());
         }
+        if ordered == Some(true) && !is_const {
+            row.extra.push(BACKWARD.into());
+        }
+        if plan.covering {
+            row.extra.push("Using index".into());
+        }
         if t.guessed {
             // Stand-in key values: estimate instead of reading.
             let n = table_rows(t.h);
@@ -715,6 +784,8 @@ impl Explainer<'_> {
                 Lock::None,
                 false,
                 Some(&mask),
+                // (not covering: SERIALIZABLE would lock what the dive counts)
+                false,
                 &mut |_, _| {
                     n += 1;
                     Ok(n < DIVE_ROWS_MAX)
@@ -778,10 +849,19 @@ impl Explainer<'_> {
     ) -> Result<Option<Row>> {
         let mut found = None;
         self.sess.with_trx(|_, trx| {
-            access::fetch(trx, t.h, acc, Lock::None, false, None, &mut |_, r| {
-                found = Some(r);
-                Ok(false)
-            })
+            access::fetch(
+                trx,
+                t.h,
+                acc,
+                Lock::None,
+                false,
+                None,
+                false,
+                &mut |_, r| {
+                    found = Some(r);
+                    Ok(false)
+                },
+            )
         })?;
         let Some(values) = found else {
             self.rows
@@ -898,6 +978,8 @@ impl Explainer<'_> {
             filter: bound.as_ref(),
             dml: true,
             guessed,
+            needed: None,
+            order: None,
         };
         if let Some(mut row) = self.table_row(&table, 1, st)? {
             if !order_by.is_empty() {
@@ -969,6 +1051,10 @@ struct TableRead<'a> {
     dml: bool,
     /// Key values come from stand-ins for subqueries or outer columns.
     guessed: bool,
+    /// The columns the query uses (select.rs `needed_columns`; None: all).
+    needed: Option<Vec<bool>>,
+    /// The ORDER BY an index may serve (index_order.rs).
+    order: Option<super::index_order::OrderReq>,
 }
 
 /// A table of a join, in the order the nested loops run.

@@ -220,9 +220,62 @@ pub fn read_table(
     needed: Option<&[bool]>,
 ) -> Result<KeyedRows> {
     let conj: Vec<&Expr> = filter.map(conjuncts).unwrap_or_default();
-    let acc = access::plan(h, &conj, sess)?;
-    // A filter with a correlated subquery reads tables itself: it runs after the scan
-    // (the transaction cannot serve two reads at once).
+    let plan = access::plan_detail(h, &conj, sess)?;
+    read_planned(
+        sess, h, scope, filter, lock, plan, descending, limit, needed,
+    )
+}
+
+/// `read_table` for a SELECT: a covering read where the query's `needed` columns
+/// allow (covering.rs), in ORDER BY order where an index gives it (index_order.rs).
+/// Returns the rows and whether they already are in `order`'s order.
+pub fn read_table_ordered(
+    sess: &mut Session,
+    h: &Arc<TableHandle>,
+    scope: Option<&Scope>,
+    filter: Option<&Expr>,
+    lock: Lock,
+    needed: Option<&[bool]>,
+    order: Option<&super::index_order::OrderReq>,
+) -> Result<(KeyedRows, bool)> {
+    let conj: Vec<&Expr> = filter.map(conjuncts).unwrap_or_default();
+    if lock != Lock::None {
+        let plan = access::plan_detail(h, &conj, sess)?;
+        let rows = read_planned(sess, h, scope, filter, lock, plan, false, None, needed)?;
+        return Ok((rows, false));
+    }
+    let (plan, ordered) = super::index_order::plan_ordered(h, &conj, sess, needed, order)?;
+    let limit = ordered
+        .and(order)
+        .and_then(|o| o.limit)
+        .map(|l| l.min(usize::MAX as u64) as usize);
+    let rows = read_planned(
+        sess,
+        h,
+        scope,
+        filter,
+        lock,
+        plan,
+        ordered.unwrap_or(false),
+        limit,
+        needed,
+    )?;
+    Ok((rows, ordered.is_some()))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_planned(
+    sess: &mut Session,
+    h: &Arc<TableHandle>,
+    scope: Option<&Scope>,
+    filter: Option<&Expr>,
+    lock: Lock,
+    plan: access::Plan,
+    descending: bool,
+    limit: Option<usize>,
+    needed: Option<&[bool]>,
+) -> Result<KeyedRows> {
+    let (acc, covering) = (plan.access, plan.covering);
     let (inline, after) = match filter {
         Some(f) if has_subquery(f) => (None, Some(f)),
         f => (f, None),
@@ -235,36 +288,45 @@ pub fn read_table(
     let interrupt = sess.interrupt.clone();
     let mut examined = 0u64;
     sess.with_trx(|env, trx| {
-        access::fetch(trx, h, &acc, lock, descending, needed, &mut |pk, row| {
-            examined += 1;
-            if examined.is_multiple_of(4096)
-                && interrupt.load(std::sync::atomic::Ordering::Relaxed) != 0
-            {
-                return Err(ErrorKind::ER_QUERY_INTERRUPTED.into());
-            }
-            if let Some(f) = filter {
-                let mut re = RowEnv {
-                    inner: &mut *env,
-                    row: &row,
-                    scope,
-                };
-                if eval(f, &mut re)?.to_bool() != Some(true) {
-                    return Ok(true);
+        access::fetch(
+            trx,
+            h,
+            &acc,
+            lock,
+            descending,
+            needed,
+            covering,
+            &mut |pk, row| {
+                examined += 1;
+                if examined.is_multiple_of(4096)
+                    && interrupt.load(std::sync::atomic::Ordering::Relaxed) != 0
+                {
+                    return Err(ErrorKind::ER_QUERY_INTERRUPTED.into());
                 }
-            }
-            if lock != Lock::None {
-                // Locking reads feed UPDATE/DELETE, which need each row's key.
-                keys.push(pk.to_vec());
-            }
-            rows.push(row);
-            if rows.len() > ROWS_IN_MEMORY_MAX {
-                return Err(KilnError::with_message(
-                    ErrorKind::ER_OUT_OF_RESOURCES,
-                    "Out of memory: the result has too many rows",
-                ));
-            }
-            Ok(limit.is_none_or(|l| rows.len() < l))
-        })
+                if let Some(f) = filter {
+                    let mut re = RowEnv {
+                        inner: &mut *env,
+                        row: &row,
+                        scope,
+                    };
+                    if eval(f, &mut re)?.to_bool() != Some(true) {
+                        return Ok(true);
+                    }
+                }
+                if lock != Lock::None {
+                    // Locking reads feed UPDATE/DELETE, which need each row's key.
+                    keys.push(pk.to_vec());
+                }
+                rows.push(row);
+                if rows.len() > ROWS_IN_MEMORY_MAX {
+                    return Err(KilnError::with_message(
+                        ErrorKind::ER_OUT_OF_RESOURCES,
+                        "Out of memory: the result has too many rows",
+                    ));
+                }
+                Ok(limit.is_none_or(|l| rows.len() < l))
+            },
+        )
     })?;
     sess.rows_read(h, rows.len() as u64);
     if let Some(f) = after {
@@ -326,7 +388,7 @@ pub(crate) fn has_subquery(e: &Expr) -> bool {
 
 /// The columns of `h` a single-table SELECT uses (None: all — `*`, subqueries, or
 /// no SELECT given). Unused columns are not decoded.
-fn needed_columns(select: Option<&Select>, h: &TableHandle) -> Option<Vec<bool>> {
+pub(crate) fn needed_columns(select: Option<&Select>, h: &TableHandle) -> Option<Vec<bool>> {
     let s = select?;
     let mut needed = vec![false; h.def.columns.len()];
     let mut all = false;
@@ -372,14 +434,16 @@ fn needed_columns(select: Option<&Select>, h: &TableHandle) -> Option<Vec<bool>>
     Some(needed)
 }
 
-/// Builds the relation of a FROM clause, filtered by `filter` (unbound).
+/// Builds the relation of a FROM clause, filtered by `filter` (unbound). Returns it,
+/// whether `filter` was applied, and whether its rows already are in `select`'s ORDER
+/// BY order (and cut at its LIMIT + OFFSET: index_order.rs).
 pub fn from_clause(
     sess: &mut Session,
     from: &[FromItem],
     filter: Option<&Expr>,
     lock: Lock,
     select: Option<&Select>,
-) -> Result<(Relation, bool)> {
+) -> Result<(Relation, bool, bool)> {
     // A single table: its own access path, the filter applied while reading.
     if let [FromItem::Table { name, alias }] = from
         && !is_info_schema(sess, name)
@@ -399,15 +463,18 @@ pub fn from_clause(
             return Err(ErrorKind::ER_INVALID_GROUP_FUNC_USE.into());
         }
         let needed = needed_columns(select, &h);
-        let (keys, rows) = read_table(
+        let order = match select {
+            Some(s) if lock == Lock::None => super::index_order::request(sess, s, &h, &scope),
+            _ => None,
+        };
+        let ((keys, rows), ordered) = read_table_ordered(
             sess,
             &h,
             Some(&scope),
             bound.as_ref(),
             lock,
-            false,
-            None,
             needed.as_deref(),
+            order.as_ref(),
         )?;
         return Ok((
             Relation {
@@ -421,6 +488,7 @@ pub fn from_clause(
                 keys,
             },
             true,
+            ordered,
         ));
     }
     let mut rel: Option<Relation> = None;
@@ -431,7 +499,7 @@ pub fn from_clause(
             Some(left) => join(sess, left, next, JoinKind::Cross, None, &[], false)?,
         });
     }
-    Ok((rel.expect("a FROM clause has an item"), false))
+    Ok((rel.expect("a FROM clause has an item"), false, false))
 }
 
 /// Whether `name` is an information_schema table (named or by the current database).
@@ -751,7 +819,7 @@ pub fn needs_dual(s: &Select) -> bool {
 
 /// Whether a SELECT uses window functions or windows anywhere in its own clauses
 /// (then `check_windows` has run and their places are legal).
-fn uses_windows(s: &Select) -> bool {
+pub(crate) fn uses_windows(s: &Select) -> bool {
     !s.windows.is_empty()
         || s.items.iter().any(|i| bind::window_in(&i.expr).is_some())
         || s.order_by
@@ -839,7 +907,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         None => None,
     };
     let lock = lock_of(s);
-    let (rel, filtered) = if s.from.is_empty() {
+    let (rel, filtered, ordered) = if s.from.is_empty() {
         (
             Relation {
                 scope: Scope::default(),
@@ -847,6 +915,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
                 rows: vec![Vec::new()],
                 keys: Vec::new(),
             },
+            false,
             false,
         )
     } else {
@@ -1100,27 +1169,6 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             window::compute(sess, &scope, &mut rows, &win_calls, &slot_kind)?;
         }
     }
-    // Project, keeping the ORDER BY keys beside each output row.
-    let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
-    for r in &rows {
-        let mut re = RowEnv {
-            inner: sess,
-            row: r,
-            scope: Some(&scope),
-        };
-        let mut vals = Vec::with_capacity(items.len());
-        for (e, _) in &items {
-            vals.push(eval(e, &mut re)?);
-        }
-        let mut keys = Vec::with_capacity(order.len());
-        for (k, _) in &order {
-            keys.push(match k {
-                OrderKey::Item(i) => vals[*i].clone(),
-                OrderKey::Expr(e) => eval(e, &mut re)?,
-            });
-        }
-        out.push((vals, keys));
-    }
     // DISTINCT by the sort when ORDER BY lists every select item under the item's own
     // collation (sysbench's `SELECT DISTINCT c … ORDER BY c`): equal rows then sort
     // next to each other, and the stable sort keeps the first one met, as the hash
@@ -1139,17 +1187,6 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             })
         })
         && (0..items.len()).all(|i| order.iter().any(|(k, _)| item_of(k) == Some(i)));
-    if s.distinct && !distinct_by_sort {
-        let mut seen = Distinct::with_colls(item_colls.clone());
-        out.retain(|(v, _)| seen.insert(v));
-    }
-    if !order.is_empty() {
-        let desc: Vec<bool> = order.iter().map(|(_, d)| *d).collect();
-        out.sort_by(|a, b| cmp_keys(&a.1, &b.1, &desc, &order_colls));
-        if distinct_by_sort {
-            out.dedup_by(|b, a| super::group::values_eq(&a.0, &b.0, &item_colls));
-        }
-    }
     let offset = match &s.offset {
         Some(e) => limit_value(sess, e)?,
         None => 0,
@@ -1158,12 +1195,49 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         Some(e) => limit_value(sess, e)?,
         None => u64::MAX,
     };
-    let rows: Vec<Vec<Value>> = out
-        .into_iter()
-        .skip(offset.min(usize::MAX as u64) as usize)
-        .take(limit.min(usize::MAX as u64) as usize)
-        .map(|(v, _)| v)
-        .collect();
+    // Project, keeping the ORDER BY keys beside each output row, into the sort
+    // (filesort.rs) unless the rows were read in index order (index_order.rs).
+    let mut seen =
+        (s.distinct && !distinct_by_sort).then(|| Distinct::with_colls(item_colls.clone()));
+    let mut sink = if !order.is_empty() && !ordered {
+        let spec = super::filesort::SortSpec {
+            desc: order.iter().map(|(_, d)| *d).collect(),
+            colls: order_colls.clone(),
+        };
+        // Top-N keeps LIMIT + OFFSET rows; not when the sort also deduplicates.
+        let top = (!distinct_by_sort && limit != u64::MAX).then(|| limit.saturating_add(offset));
+        let n = rows.len();
+        super::filesort::RowSink::Sort(super::filesort::sorter_for(sess, spec, top, n)?)
+    } else {
+        super::filesort::RowSink::Keep(Vec::with_capacity(rows.len()))
+    };
+    for r in rows {
+        let mut re = RowEnv {
+            inner: sess,
+            row: &r,
+            scope: Some(&scope),
+        };
+        let mut vals = Vec::with_capacity(items.len());
+        for (e, _) in &items {
+            vals.push(eval(e, &mut re)?);
+        }
+        let mut keys = Vec::with_capacity(order.len());
+        for (k, _) in &order {
+            keys.push(match k {
+                OrderKey::Item(i) => vals[*i].clone(),
+                OrderKey::Expr(e) => eval(e, &mut re)?,
+            });
+        }
+        if let Some(seen) = &mut seen
+            && !seen.insert(&vals)
+        {
+            continue;
+        }
+        sink.push((vals, keys))?;
+    }
+    let sorted = sink.finish(sess)?;
+    let dedup = distinct_by_sort.then_some(item_colls.as_slice());
+    let rows = super::filesort::cut(sorted, dedup, offset, limit)?;
     // Window results are typed as the slots past the aggregates.
     let post_calls: Vec<Expr> = agg_calls
         .into_iter()
@@ -1222,7 +1296,7 @@ enum OrderKey {
     Expr(Expr),
 }
 
-fn limit_value(sess: &mut Session, e: &Expr) -> Result<u64> {
+pub(crate) fn limit_value(sess: &mut Session, e: &Expr) -> Result<u64> {
     let v = eval(e, sess)?;
     match v {
         Value::Int(i) if i >= 0 => Ok(i as u64),

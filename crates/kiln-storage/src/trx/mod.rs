@@ -18,7 +18,7 @@ pub mod undo;
 
 pub use lock::{DeadlockReport, DeadlockTrx, LockError, Mode, Wait};
 pub use manager::{TrxConfig, TrxEngine, TrxRow};
-pub use table::{KeyOf, SecKey, Secondary, Table, bulk_secondary_entry};
+pub use table::{KeyOf, SecKey, SecRead, Secondary, Table, bulk_secondary_entry};
 pub use txn::{Isolation, ReadMode, Session, Trx, TrxOptions};
 
 use crate::btree::TreeError;

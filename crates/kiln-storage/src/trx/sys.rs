@@ -102,6 +102,10 @@ pub struct TrxSys {
     /// sessions ever open at once, not READERS_MAX).
     readers_high: AtomicUsize,
     next_shard: AtomicUsize,
+    /// `next_id` when an index was last bulk-built in this process (0: none since
+    /// startup). Bulk-built secondary entries carry trx id 0; only a view taken after
+    /// every transaction below this mark finished may trust them without the row.
+    bulk_mark: AtomicU64,
 }
 
 fn shard_of(id: u64) -> usize {
@@ -133,6 +137,7 @@ impl TrxSys {
                 .collect(),
             free_readers: Mutex::new((0..READERS_MAX).rev().collect()),
             readers_high: AtomicUsize::new(0),
+            bulk_mark: AtomicU64::new(0),
             next_shard: AtomicUsize::new(0),
         }
     }
@@ -170,6 +175,20 @@ impl TrxSys {
         }
         set.insert(id);
         Ok(RwTrx { id, shard })
+    }
+
+    /// Notes that a secondary index was just bulk-built (its entries have trx id 0):
+    /// views older than this moment must not trust those entries (`bulk_trusted`).
+    pub fn note_bulk_build(&self) {
+        self.bulk_mark
+            .fetch_max(self.next_id.load(Ordering::Acquire), Ordering::AcqRel);
+    }
+
+    /// Whether bulk-built secondary entries (trx id 0) are as `view` would see the
+    /// rows: every transaction that existed while any index was last built had
+    /// finished before the view was taken.
+    pub fn bulk_trusted(&self, view: &ReadView) -> bool {
+        view.low >= self.bulk_mark.load(Ordering::Acquire)
     }
 
     /// The next id that would be handed out (for persisting at shutdown).

@@ -65,6 +65,15 @@ pub struct Secondary {
     pub key_of: KeyOf,
 }
 
+/// What a secondary read hands over for one entry.
+pub enum SecRead<'a> {
+    /// The row's visible version (the entry was checked against it).
+    Row(Vec<u8>),
+    /// The entry key itself (index key ‖ primary key): a covering read whose entry
+    /// settled its own visibility (`Trx::scan_secondary_each`).
+    Entry(&'a [u8]),
+}
+
 /// A table: its clustered index (keyed by primary key) and secondary indexes.
 #[derive(Clone)]
 pub struct Table {
@@ -275,20 +284,92 @@ impl Trx {
         descending: bool,
         limit: usize,
     ) -> TrxResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        let mut out = Vec::new();
+        self.scan_secondary_each(t, index, from, to, descending, false, &mut |pk, got| {
+            if let SecRead::Row(row) = got {
+                out.push((pk.to_vec(), row));
+            }
+            Ok(out.len() < limit)
+        })?;
+        Ok(out)
+    }
+
+    /// `table_scan_secondary`, streaming: calls `f(primary key, what was read)` for
+    /// each entry the view sees, in index order, until it returns false.
+    ///
+    /// `covering`: the caller needs only what the entry key holds, so an entry whose
+    /// own trx id settles its visibility is handed over as `SecRead::Entry` without
+    /// reading the row. The rule keeps exactly the rows the clustered check would:
+    /// every change of a row's key marks or unmarks the entry under the row's X lock
+    /// and stamps it with the changer's id, so an entry stamped by a transaction the
+    /// view sees (its own, or committed before the view) is the last change of that
+    /// entry the view can see — unmarked: the visible version has this key; marked:
+    /// it does not. Any other entry (stamped by a transaction the view does not see,
+    /// or bulk-built (id 0) while the view may predate the build, or any entry in
+    /// READ UNCOMMITTED) goes through the clustered row as before. In SERIALIZABLE
+    /// (not autocommit) a covering read is a locking read of S locks instead.
+    #[allow(clippy::too_many_arguments)]
+    pub fn scan_secondary_each(
+        &mut self,
+        t: &Table,
+        index: usize,
+        from: Bound<&[u8]>,
+        to: Bound<&[u8]>,
+        descending: bool,
+        covering: bool,
+        f: &mut dyn FnMut(&[u8], SecRead<'_>) -> TrxResult<bool>,
+    ) -> TrxResult<()> {
         let s = t
             .secondaries
             .get(index)
             .ok_or_else(|| TrxError::Corrupt(format!("no secondary index {index}")))?;
         let (lo, hi) = match entry_bounds(from, to) {
             Some(b) => b,
-            None => return Ok(Vec::new()),
+            None => return Ok(()),
         };
+        if covering
+            && self.opts.isolation == super::txn::Isolation::Serializable
+            && !self.opts.autocommit
+        {
+            // SERIALIZABLE: a covering read (which may stand in for a clustered scan)
+            // locks what it reads, as `Trx::scan` does.
+            let wait = self.wait();
+            let mut rows = self.table_lookup_locking(t, index, from, to, Mode::S, wait)?;
+            if descending {
+                rows.reverse();
+            }
+            for (pk, row) in rows {
+                if !f(&pk, SecRead::Row(row))? {
+                    break;
+                }
+            }
+            return Ok(());
+        }
         self.prepare_view();
-        let mut out = Vec::new();
+        let view = (covering && self.opts.isolation != super::txn::Isolation::ReadUncommitted)
+            .then(|| self.view());
+        let bulk_ok = view.is_some_and(|v| self.te().sys.bulk_trusted(&v));
         for r in s.tree.range(as_ref(&lo), as_ref(&hi), descending) {
             let (k, v) = r?;
             let pk = sec_pk(&k, &v)?;
             let index_key = &k[..k.len() - pk.len()];
+            if let Some(view) = &view {
+                let id = sec_trx(&v).unwrap_or(0);
+                let settled = if id == 0 {
+                    bulk_ok && !sec_marked(&v)
+                } else {
+                    self.te().sys.visible(view, id)
+                };
+                if settled {
+                    if sec_marked(&v) {
+                        continue;
+                    }
+                    if !f(pk, SecRead::Entry(&k))? {
+                        return Ok(());
+                    }
+                    continue;
+                }
+            }
             let Some(cv) = t.clustered.get(pk)? else {
                 continue;
             };
@@ -296,14 +377,12 @@ impl Trx {
             // delete-marked entry may belong to an older or newer version).
             if let Some(row) = self.visible(&t.clustered, pk, &cv)?
                 && (s.key_of)(&row).bytes == index_key
+                && !f(pk, SecRead::Row(row))?
             {
-                out.push((pk.to_vec(), row));
-                if out.len() >= limit {
-                    break;
-                }
+                return Ok(());
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// A locking read through secondary index `index` (SELECT ... FOR SHARE / FOR

@@ -136,7 +136,7 @@ impl Session {
 pub struct Trx {
     te: Arc<TrxEngine>,
     slot: Arc<SessionSlot>,
-    opts: TrxOptions,
+    pub(super) opts: TrxOptions,
     rw: Option<RwTrx>,
     view: Option<ReadView>,
     /// Next undo number (= undo records written and not rolled back).
