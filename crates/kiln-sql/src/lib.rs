@@ -20,6 +20,7 @@ pub mod parse;
 mod privcheck;
 pub mod privilege;
 pub mod result;
+pub mod routine;
 pub mod rowapi;
 pub mod rowfmt;
 pub mod session;

@@ -417,7 +417,13 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
             ))
         })
         .collect::<Result<_>>()?;
-    let dup_mode = if ins.replace {
+    let trig = super::trigger::of(sess, &h)?;
+    // REPLACE on a table with DELETE triggers deletes each conflicting row itself
+    // (firing them), as MySQL does.
+    let replace_fires = ins.replace && trig.as_ref().is_some_and(|t| t.has(TriggerEvent::Delete));
+    let dup_mode = if replace_fires {
+        OnDup::Update
+    } else if ins.replace {
         OnDup::Replace
     } else if !on_dup.is_empty() {
         OnDup::Update
@@ -430,7 +436,7 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
     let auto_col = h.auto_increment_column();
     let found_rows = sess.client_found_rows;
     sess.with_statement(|sess| {
-        sess.with_trx(|sess, trx| {
+        {
             let (mut affected, mut dups) = (0u64, 0u64);
             let records = rows.len();
             for (n, given) in rows.into_iter().enumerate() {
@@ -454,11 +460,81 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                         row[c] = default_of(sess, &h, c, strict)?;
                     }
                 }
-                match writer.write(sess, trx, &mut row, row_no, single_row)? {
-                    Wrote::Inserted => affected += 1,
+                if let Some(t) = &trig {
+                    before_insert(sess, t, &h, &mut row, strict, row_no)?;
+                }
+                let mut deleted_here = 0u64;
+                let wrote = loop {
+                    let w = sess.with_trx(|sess, trx| {
+                        writer.write(sess, trx, &mut row, row_no, single_row)
+                    })?;
+                    match (w, &trig) {
+                        (Wrote::Conflict { opk, old }, Some(t)) if ins.replace => {
+                            // REPLACE with DELETE triggers: delete, fire, retry.
+                            deleted_here += 1;
+                            if deleted_here > h.def.indexes.len() as u64 + 1 {
+                                return Err(duplicate_error(&h, 0, &row));
+                            }
+                            let tt = &**t;
+                            super::trigger::fire(
+                                sess,
+                                tt,
+                                &h,
+                                TriggerEvent::Delete,
+                                TriggerTiming::Before,
+                                Some(&old),
+                                None,
+                            )?;
+                            sess.with_trx(|_, trx| {
+                                trx.table_delete(&h.storage, &opk).map_err(trx_error)
+                            })?;
+                            super::trigger::fire(
+                                sess,
+                                tt,
+                                &h,
+                                TriggerEvent::Delete,
+                                TriggerTiming::After,
+                                Some(&old),
+                                None,
+                            )?;
+                        }
+                        (Wrote::Inserted, _) if deleted_here > 0 => {
+                            break Wrote::Replaced {
+                                deleted: deleted_here,
+                            };
+                        }
+                        (w, _) => break w,
+                    }
+                };
+                match wrote {
+                    Wrote::Inserted => {
+                        affected += 1;
+                        if let Some(t) = &trig {
+                            super::trigger::fire(
+                                sess,
+                                t,
+                                &h,
+                                TriggerEvent::Insert,
+                                TriggerTiming::After,
+                                None,
+                                Some(&mut row),
+                            )?;
+                        }
+                    }
                     Wrote::Replaced { deleted } => {
                         affected += deleted + 1;
                         dups += 1;
+                        if let Some(t) = &trig {
+                            super::trigger::fire(
+                                sess,
+                                t,
+                                &h,
+                                TriggerEvent::Insert,
+                                TriggerTiming::After,
+                                None,
+                                Some(&mut row),
+                            )?;
+                        }
                     }
                     Wrote::Ignored => dups += 1,
                     Wrote::Conflict { opk, old } => {
@@ -476,10 +552,33 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                             newrow[*c] = eval(e, &mut re)?;
                         }
                         convert_row(sess, &h, &mut newrow, strict, false, row_no)?;
+                        if let Some(t) = &trig {
+                            super::trigger::fire(
+                                sess,
+                                t,
+                                &h,
+                                TriggerEvent::Update,
+                                TriggerTiming::Before,
+                                Some(&old),
+                                Some(&mut newrow),
+                            )?;
+                            convert_row(sess, &h, &mut newrow, strict, false, row_no)?;
+                        }
                         let changed = newrow.iter().zip(&old).any(|(a, b)| !same_value(a, b));
                         if changed {
-                            apply_update(trx, &h, &opk, &newrow)?;
+                            sess.with_trx(|_, trx| apply_update(trx, &h, &opk, &newrow))?;
                             affected += 2;
+                            if let Some(t) = &trig {
+                                super::trigger::fire(
+                                    sess,
+                                    t,
+                                    &h,
+                                    TriggerEvent::Update,
+                                    TriggerTiming::After,
+                                    Some(&old),
+                                    Some(&mut newrow),
+                                )?;
+                            }
                         } else if found_rows {
                             affected += 1;
                         }
@@ -505,8 +604,41 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                 last_insert_id,
                 info,
             })
-        })
+        }
     })
+}
+
+/// BEFORE INSERT: the row's values converted to the column types first (NEW.col
+/// reads them so; NULL stays NULL until the NOT NULL check after the triggers), then
+/// the triggers, which may change NEW.
+pub(crate) fn before_insert(
+    sess: &mut Session,
+    t: &crate::dict::TableTriggers,
+    h: &TableHandle,
+    row: &mut Vec<Value>,
+    strict: bool,
+    row_no: u64,
+) -> Result<()> {
+    if t.of(TriggerEvent::Insert, TriggerTiming::Before)
+        .next()
+        .is_none()
+    {
+        return Ok(());
+    }
+    for c in 0..row.len() {
+        if !row[c].is_null() {
+            row[c] = store_column(sess, h, c, &row[c], strict, row_no)?;
+        }
+    }
+    super::trigger::fire(
+        sess,
+        t,
+        h,
+        TriggerEvent::Insert,
+        TriggerTiming::Before,
+        None,
+        Some(row),
+    )
 }
 
 /// What a row with a duplicate key does.
@@ -906,6 +1038,7 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
     check_target_not_in_subqueries(sess, &h, &exprs)?;
     let strict = sess.strict_mode() && !u.ignore;
     let found_rows = sess.client_found_rows;
+    let trig = super::trigger::of(sess, &h)?.filter(|t| t.has(TriggerEvent::Update));
     sess.with_statement(|sess| {
         let rows = target_rows(
             sess,
@@ -926,7 +1059,31 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             }
             sess.check_division_by_zero(0, strict)?;
             convert_row(sess, &h, &mut new, strict, false, n as u64 + 1)?;
+            if let Some(t) = &trig {
+                super::trigger::fire(
+                    sess,
+                    t,
+                    &h,
+                    TriggerEvent::Update,
+                    TriggerTiming::Before,
+                    Some(&old),
+                    Some(&mut new),
+                )?;
+                convert_row(sess, &h, &mut new, strict, false, n as u64 + 1)?;
+            }
             if new.iter().zip(&old).all(|(a, b)| same_value(a, b)) {
+                // MySQL fires AFTER UPDATE for every matched row, changed or not.
+                if let Some(t) = &trig {
+                    super::trigger::fire(
+                        sess,
+                        t,
+                        &h,
+                        TriggerEvent::Update,
+                        TriggerTiming::After,
+                        Some(&old),
+                        Some(&mut new),
+                    )?;
+                }
                 continue;
             }
             for (i, c) in h.def.columns.iter().enumerate() {
@@ -936,6 +1093,17 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             }
             sess.with_trx(|_, trx| apply_update(trx, &h, &pk, &new))?;
             changed += 1;
+            if let Some(t) = &trig {
+                super::trigger::fire(
+                    sess,
+                    t,
+                    &h,
+                    TriggerEvent::Update,
+                    TriggerTiming::After,
+                    Some(&old),
+                    Some(&mut new),
+                )?;
+            }
             if let Some(ac) = h.auto_increment_column()
                 && let Some(v) = new[ac].to_i64()
                 && v >= 0
@@ -978,6 +1146,7 @@ pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {
     let alias = alias.cloned().unwrap_or_else(|| h.def.name.clone());
     let scope = scope_of(&h, &alias);
     check_target_not_in_subqueries(sess, &h, &[d.filter.as_ref()])?;
+    let trig = super::trigger::of(sess, &h)?.filter(|t| t.has(TriggerEvent::Delete));
     sess.with_statement(|sess| {
         let rows = target_rows(
             sess,
@@ -988,9 +1157,31 @@ pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {
             d.limit.as_ref(),
         )?;
         let mut n = 0u64;
-        for (pk, _) in rows {
+        for (pk, old) in rows {
+            if let Some(t) = &trig {
+                super::trigger::fire(
+                    sess,
+                    t,
+                    &h,
+                    TriggerEvent::Delete,
+                    TriggerTiming::Before,
+                    Some(&old),
+                    None,
+                )?;
+            }
             if sess.with_trx(|_, trx| trx.table_delete(&h.storage, &pk).map_err(trx_error))? {
                 n += 1;
+                if let Some(t) = &trig {
+                    super::trigger::fire(
+                        sess,
+                        t,
+                        &h,
+                        TriggerEvent::Delete,
+                        TriggerTiming::After,
+                        Some(&old),
+                        None,
+                    )?;
+                }
             }
         }
         h.rows_estimate

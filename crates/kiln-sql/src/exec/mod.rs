@@ -23,6 +23,7 @@ pub mod key_len;
 pub mod load;
 pub mod select;
 pub mod show;
+pub mod trigger;
 pub mod union_types;
 pub mod view;
 pub mod window;
