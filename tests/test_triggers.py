@@ -331,6 +331,26 @@ def test_trigger_privilege(kiln):
     run(u2, "INSERT INTO t VALUES (1, 1, NULL)")
     assert run(u2, "SELECT a, @m FROM t") == ((9, 9),)
     run(u2, "DROP TRIGGER byroot")
+    # SQL SECURITY DEFINER: root's trigger writes `log`, which tu may not write; tu's
+    # own trigger may not (1142 for its definer), and CURRENT_USER() is the definer.
+    run(root, "REVOKE INSERT ON tdb.* FROM 'tu'@'%'")
+    run(root, "GRANT INSERT ON tdb.t TO 'tu'@'%'")
+    run(root, "CREATE TRIGGER audit_root AFTER INSERT ON t FOR EACH ROW "
+              "INSERT INTO log (msg) VALUES (CONCAT(USER(), ' as ', CURRENT_USER()))")
+    u3 = kiln.connect(user="tu", password="pw", database="tdb")
+    assert err(u3, "INSERT INTO log (msg) VALUES ('direct')")[0] == 1142
+    run(u3, "INSERT INTO t VALUES (2, 1, NULL)")
+    assert run(root, "SELECT msg FROM log") == (("tu@localhost as root@localhost",),)
+    run(u3, "CREATE TRIGGER audit_tu AFTER INSERT ON t FOR EACH ROW "
+            "INSERT INTO log (msg) VALUES ('by tu')")
+    e = err(u3, "INSERT INTO t VALUES (3, 1, NULL)")
+    assert e[0] == 1142 and "INSERT command denied to user 'tu'" in e[1], e
+    assert run(root, "SELECT COUNT(*) FROM t") == ((2,),)
+    # A definer that no longer exists: 1449 when the trigger fires.
+    run(root, "DROP TRIGGER audit_root")
+    run(root, "DROP USER 'tu'@'%'")
+    assert err(root, "INSERT INTO t VALUES (4, 1, NULL)") == (
+        1449, "The user specified as a definer ('tu'@'%') does not exist")
 
 
 def test_triggers_survive_restart_and_crash(kiln_factory):

@@ -625,9 +625,9 @@ pub(crate) fn before_insert(
     {
         return Ok(());
     }
-    for c in 0..row.len() {
-        if !row[c].is_null() {
-            row[c] = store_column(sess, h, c, &row[c], strict, row_no)?;
+    for (c, v) in row.iter_mut().enumerate() {
+        if !v.is_null() {
+            *v = store_column(sess, h, c, v, strict, row_no)?;
         }
     }
     super::trigger::fire(

@@ -75,19 +75,59 @@ fn run_one(
         ));
     }
     let body = t.body()?;
+    // SQL SECURITY DEFINER: the body runs as its definer (CURRENT_USER(), and the
+    // privilege checks of its statements), who must still exist (1449) and hold
+    // TRIGGER on the table (1142).
+    let definer = (t.def.definer_user.clone(), t.def.definer_host.clone());
+    let saved = (sess.account != definer).then(|| {
+        (
+            std::mem::replace(&mut sess.account, definer),
+            sess.privs.take(),
+            sess.privs_generation,
+        )
+    });
     let saved_db = sess.database.replace(t.def.schema.clone());
     sess.trigger_tables
         .push((h.def.schema.clone(), h.def.name.clone()));
-    let mut rows = crate::routine::exec::Rows {
-        table: h,
-        old,
-        new,
-        new_writable: t.def.timing == TriggerTiming::Before,
-    };
-    let r = crate::routine::exec::run(sess, &body, &mut rows);
+    let r = definer_may_fire(sess, t, h, saved.is_some()).and_then(|()| {
+        let mut rows = crate::routine::exec::Rows {
+            table: h,
+            old,
+            new,
+            new_writable: t.def.timing == TriggerTiming::Before,
+        };
+        crate::routine::exec::run(sess, &body, &mut rows)
+    });
     sess.trigger_tables.pop();
     sess.database = saved_db;
+    if let Some((account, privs, generation)) = saved {
+        sess.account = account;
+        sess.privs = privs;
+        sess.privs_generation = generation;
+    }
     r
+}
+
+/// The trigger's definer (the session's account while it runs) exists and holds
+/// TRIGGER on its table.
+fn definer_may_fire(sess: &mut Session, t: &Trigger, h: &TableHandle, other: bool) -> Result<()> {
+    if other {
+        // One look-up of the definer's privileges per firing (the session's own
+        // cached ones come back afterwards).
+        let generation = sess.server.privilege_generation();
+        let Some(p) = sess
+            .server
+            .account_privileges(&t.def.definer_user, &t.def.definer_host)
+        else {
+            return Err(KilnError::new(
+                ErrorKind::ER_NO_SUCH_USER,
+                &[&t.def.definer_user, &t.def.definer_host],
+            ));
+        };
+        sess.privs = Some(p);
+        sess.privs_generation = generation;
+    }
+    check_trigger_privilege(sess, &h.def.schema, &h.def.name)
 }
 
 /// The statements a trigger body may hold, and MySQL's rules for NEW and OLD:

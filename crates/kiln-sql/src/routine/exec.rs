@@ -221,6 +221,7 @@ impl Cx<'_, '_, '_> {
             } => self.signal(sqlstate, message.as_ref(), errno.as_ref()),
             RStmt::SelectInto { select, targets } => {
                 let sel = subst::select(select, &|q, n| self.lookup(q, n))?;
+                crate::privcheck::check(self.sess, &Stmt::Select(Box::new(sel.clone())))?;
                 let rows = crate::exec::select::run(self.sess, &sel)?;
                 if rows.columns.len() != targets.len() {
                     return Err(ErrorKind::ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT.into());
@@ -441,8 +442,10 @@ pub fn written_tables(sess: &Session, s: &Stmt) -> Vec<(String, String)> {
     names.iter().map(qualify).collect()
 }
 
-/// Runs one data statement of a body (views expanded, 1442 checked).
+/// Runs one data statement of a body (privileges of the account it runs as checked,
+/// views expanded, 1442 checked).
 fn run_sql(sess: &mut Session, stmt: &Stmt) -> Result<()> {
+    crate::privcheck::check(sess, stmt)?;
     let expanded = crate::exec::view::expand(sess, stmt)?;
     let stmt = expanded.as_ref().unwrap_or(stmt);
     for (s, t) in written_tables(sess, stmt) {
