@@ -177,6 +177,15 @@ DIFF = [
     "CREATE TRIGGER sig_bi BEFORE INSERT ON sig FOR EACH ROW "
     "SIGNAL SQLSTATE 'HY000' SET MESSAGE_TEXT = 'custom', MYSQL_ERRNO = 1234",
     "INSERT INTO sig VALUES (1)",
+    # The body runs under the sql_mode of its CREATE.
+    "CREATE TABLE m (id INT PRIMARY KEY, a INT)",
+    "SET sql_mode = ''",
+    "CREATE TRIGGER m_bi BEFORE INSERT ON m FOR EACH ROW SET NEW.a = 'abc'",
+    "SET sql_mode = 'STRICT_TRANS_TABLES'",
+    "INSERT INTO m (id, a) VALUES (1, 5)",
+    "SELECT * FROM m",
+    "SHOW WARNINGS",
+    "INSERT INTO m (id, a) VALUES (2, 'x')",
     "SHOW TRIGGERS LIKE 'o'",
     "DROP TABLE o",
     "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_TABLE = 'o'",

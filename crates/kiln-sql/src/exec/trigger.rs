@@ -86,6 +86,15 @@ fn run_one(
             sess.privs_generation,
         )
     });
+    // The body runs under the sql_mode the trigger was created with.
+    let _ = sess.cached_vars();
+    let saved_mode = match &mut sess.var_cache {
+        Some(c) if !c.sql_mode.eq_ignore_ascii_case(&t.def.sql_mode) => Some(std::mem::replace(
+            &mut c.sql_mode,
+            t.def.sql_mode.to_ascii_uppercase(),
+        )),
+        _ => None,
+    };
     let saved_db = sess.database.replace(t.def.schema.clone());
     sess.trigger_tables
         .push((h.def.schema.clone(), h.def.name.clone()));
@@ -100,6 +109,12 @@ fn run_one(
     });
     sess.trigger_tables.pop();
     sess.database = saved_db;
+    // (No cache: the body set a variable, and the cache is rebuilt from the session's.)
+    if let Some(m) = saved_mode
+        && let Some(c) = &mut sess.var_cache
+    {
+        c.sql_mode = m;
+    }
     if let Some((account, privs, generation)) = saved {
         sess.account = account;
         sess.privs = privs;
