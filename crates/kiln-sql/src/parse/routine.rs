@@ -459,3 +459,98 @@ pub fn parse_body(text: &str, no_backslash_escapes: bool) -> Result<Body> {
     };
     p.routine_body()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trigger(sql: &str) -> CreateTrigger {
+        match parse_one(sql, false).map(|p| p.stmt) {
+            Ok(Stmt::CreateTrigger(ct)) => *ct,
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn create_trigger_clauses_and_body_text() {
+        let ct = trigger(
+            "CREATE DEFINER=`u`@`h` TRIGGER IF NOT EXISTS db.t1 AFTER DELETE ON tbl FOR EACH \
+             ROW PRECEDES t0 BEGIN DECLARE a, b INT DEFAULT 2; SET @x = OLD.id; END",
+        );
+        assert!(ct.if_not_exists);
+        assert_eq!(ct.name.schema.as_deref(), Some("db"));
+        assert_eq!(ct.definer.as_ref().map(|d| d.user.as_str()), Some("u"));
+        assert_eq!(
+            (ct.timing, ct.event),
+            (TriggerTiming::After, TriggerEvent::Delete)
+        );
+        assert_eq!(ct.order, Some((true, "t0".to_string())));
+        assert_eq!(
+            ct.body_text,
+            "BEGIN DECLARE a, b INT DEFAULT 2; SET @x = OLD.id; END"
+        );
+        let RStmt::Block { body, .. } = &ct.body.stmt else {
+            panic!("{:?}", ct.body.stmt)
+        };
+        assert!(matches!(&body[0], RStmt::Declare { names, .. } if names.len() == 2));
+        assert!(matches!(&body[1], RStmt::Set(items) if items[0].0 == Target::User("x".into())));
+        // mysqldump's form: the clauses inside executable comments.
+        let ct = trigger(
+            "/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`localhost`*/ /*!50003 TRIGGER `x` \
+             BEFORE INSERT ON `t` FOR EACH ROW SET NEW.a = 1 */",
+        );
+        assert_eq!(ct.body_text, "SET NEW.a = 1");
+        assert!(
+            matches!(&ct.body.stmt, RStmt::Set(items) if items[0].0 == Target::New("a".into()))
+        );
+    }
+
+    #[test]
+    fn compound_statements_parse() {
+        let body = parse_body(
+            "lbl: BEGIN DECLARE i INT DEFAULT 0; \
+             w: WHILE i < 3 DO SET i = i + 1; IF i = 2 THEN ITERATE w; END IF; END WHILE w; \
+             REPEAT SET i = i - 1; UNTIL i = 0 END REPEAT; \
+             l: LOOP LEAVE l; END LOOP l; \
+             CASE i WHEN 0 THEN SET @z = 1; ELSE SET @z = 2; END CASE; \
+             SELECT COUNT(*), MAX(id) INTO i, @m FROM t WHERE id > i; \
+             SELECT 1 FROM t LIMIT 1 INTO @one; \
+             SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no', MYSQL_ERRNO = 1001; \
+             INSERT INTO t VALUES (1); END lbl",
+            false,
+        )
+        .unwrap();
+        let RStmt::Block { label, body } = &body.stmt else {
+            panic!()
+        };
+        assert_eq!(label.as_deref(), Some("lbl"));
+        assert_eq!(body.len(), 9);
+        assert!(matches!(&body[5], RStmt::SelectInto { targets, .. } if targets.len() == 2));
+        assert!(
+            matches!(&body[6], RStmt::SelectInto { targets, .. } if targets[0] == Target::User("one".into()))
+        );
+        assert!(matches!(&body[7], RStmt::Signal { sqlstate, .. } if sqlstate == "45000"));
+        assert!(matches!(&body[8], RStmt::Sql(s) if matches!(**s, Stmt::Insert(_))));
+    }
+
+    #[test]
+    fn malformed_bodies_are_errors_not_panics() {
+        for text in [
+            "BEGIN",
+            "IF 1 THEN END IF",
+            "WHILE 1 DO END WHILE",
+            "SIGNAL SQLSTATE '00000'",
+            "SIGNAL SQLSTATE '4500'",
+            "SELECT 1 INTO",
+            "SELECT 1 INTO 3",
+            "CASE END CASE",
+            "x: SET @a = 1",
+            "DECLARE c CURSOR FOR SELECT 1",
+            "BEGIN END END",
+        ] {
+            assert!(parse_body(text, false).is_err(), "{text}");
+        }
+        let deep = format!("{}SET @a = 1;{}", "BEGIN ".repeat(100), " END;".repeat(100));
+        assert!(parse_body(&deep, false).is_err());
+    }
+}
