@@ -177,6 +177,16 @@ DIFF = [
     "CREATE TRIGGER sig_bi BEFORE INSERT ON sig FOR EACH ROW "
     "SIGNAL SQLSTATE 'HY000' SET MESSAGE_TEXT = 'custom', MYSQL_ERRNO = 1234",
     "INSERT INTO sig VALUES (1)",
+    # LAST_INSERT_ID() after the statement is the statement's, not its trigger's.
+    "CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY, v INT)",
+    "CREATE TABLE ai_log (n INT AUTO_INCREMENT PRIMARY KEY, v INT) AUTO_INCREMENT = 100",
+    "CREATE TRIGGER ai_ai AFTER INSERT ON ai FOR EACH ROW BEGIN "
+    "INSERT INTO ai_log (v) VALUES (NEW.id); SET @inner = LAST_INSERT_ID(); END",
+    "INSERT INTO ai (v) VALUES (1)",
+    "SELECT LAST_INSERT_ID(), @inner",
+    "INSERT INTO ai (id, v) VALUES (10, 1)",
+    "SELECT LAST_INSERT_ID(), @inner",
+    "SELECT * FROM ai_log",
     # The body runs under the sql_mode of its CREATE.
     "CREATE TABLE m (id INT PRIMARY KEY, a INT)",
     "SET sql_mode = ''",

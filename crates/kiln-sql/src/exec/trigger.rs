@@ -98,6 +98,8 @@ fn run_one(
     let saved_db = sess.database.replace(t.def.schema.clone());
     sess.trigger_tables
         .push((h.def.schema.clone(), h.def.name.clone()));
+    // LAST_INSERT_ID() set by the body's statements is the body's own (MySQL).
+    let saved_id = sess.last_insert_id();
     let r = definer_may_fire(sess, t, h, saved.is_some()).and_then(|()| {
         let mut rows = crate::routine::exec::Rows {
             table: h,
@@ -108,6 +110,7 @@ fn run_one(
         crate::routine::exec::run(sess, &body, &mut rows)
     });
     sess.trigger_tables.pop();
+    sess.set_last_insert_id(saved_id);
     sess.database = saved_db;
     // (No cache: the body set a variable, and the cache is rebuilt from the session's.)
     if let Some(m) = saved_mode

@@ -106,6 +106,17 @@ impl Cx<'_, '_, '_> {
 
     fn value(&mut self, e: &Expr) -> Result<Value> {
         let e = subst::expr(e, &|q, n| self.lookup(q, n))?;
+        let mut reads = false;
+        crate::exec::bind::visit(&e, &mut |x| {
+            reads |= matches!(
+                x,
+                Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. } | Expr::Quantified(_)
+            )
+        });
+        if reads {
+            // The tables its subqueries read, for the account the body runs as.
+            crate::privcheck::check(self.sess, &Stmt::Do(vec![e.clone()]))?;
+        }
         let e = crate::exec::select::run_subqueries(self.sess, &e)?;
         eval(&e, self.sess)
     }
