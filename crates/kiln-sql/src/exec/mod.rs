@@ -18,6 +18,7 @@ pub mod dml_multi;
 pub mod explain;
 pub mod group;
 pub mod infoschema;
+pub mod insert;
 pub mod join_using;
 pub mod key_len;
 pub mod load;
