@@ -18,6 +18,7 @@ use super::RowEnv;
 use super::access::{Lock, trx_error};
 use super::bind::{Scope, bind};
 use super::select::{read_table, resolve_table, run_subqueries};
+use crate::ast::TriggerTiming as Tm;
 use crate::ast::*;
 use crate::dict::{ColumnDefault, IndexKindDef, TableHandle};
 use crate::eval::{Env, Level, compare, eval};
@@ -700,30 +701,12 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             sess.check_division_by_zero(0, strict)?;
             convert_row(sess, &h, &mut new, strict, false, n as u64 + 1)?;
             if let Some(t) = &trig {
-                super::trigger::fire(
-                    sess,
-                    t,
-                    &h,
-                    TriggerEvent::Update,
-                    TriggerTiming::Before,
-                    Some(&old),
-                    Some(&mut new),
-                )?;
+                super::trigger::on_update(sess, Some(t), &h, Tm::Before, &old, &mut new)?;
                 convert_row(sess, &h, &mut new, strict, false, n as u64 + 1)?;
             }
             if new.iter().zip(&old).all(|(a, b)| same_value(a, b)) {
                 // MySQL fires AFTER UPDATE for every matched row, changed or not.
-                if let Some(t) = &trig {
-                    super::trigger::fire(
-                        sess,
-                        t,
-                        &h,
-                        TriggerEvent::Update,
-                        TriggerTiming::After,
-                        Some(&old),
-                        Some(&mut new),
-                    )?;
-                }
+                super::trigger::on_update(sess, trig.as_deref(), &h, Tm::After, &old, &mut new)?;
                 continue;
             }
             for (i, c) in h.def.columns.iter().enumerate() {
@@ -733,17 +716,7 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             }
             sess.with_trx(|_, trx| apply_update(trx, &h, &pk, &new))?;
             changed += 1;
-            if let Some(t) = &trig {
-                super::trigger::fire(
-                    sess,
-                    t,
-                    &h,
-                    TriggerEvent::Update,
-                    TriggerTiming::After,
-                    Some(&old),
-                    Some(&mut new),
-                )?;
-            }
+            super::trigger::on_update(sess, trig.as_deref(), &h, Tm::After, &old, &mut new)?;
             if let Some(ac) = h.auto_increment_column()
                 && let Some(v) = new[ac].to_i64()
                 && v >= 0
@@ -798,30 +771,10 @@ pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {
         )?;
         let mut n = 0u64;
         for (pk, old) in rows {
-            if let Some(t) = &trig {
-                super::trigger::fire(
-                    sess,
-                    t,
-                    &h,
-                    TriggerEvent::Delete,
-                    TriggerTiming::Before,
-                    Some(&old),
-                    None,
-                )?;
-            }
+            super::trigger::on_delete(sess, trig.as_deref(), &h, Tm::Before, &old)?;
             if sess.with_trx(|_, trx| trx.table_delete(&h.storage, &pk).map_err(trx_error))? {
                 n += 1;
-                if let Some(t) = &trig {
-                    super::trigger::fire(
-                        sess,
-                        t,
-                        &h,
-                        TriggerEvent::Delete,
-                        TriggerTiming::After,
-                        Some(&old),
-                        None,
-                    )?;
-                }
+                super::trigger::on_delete(sess, trig.as_deref(), &h, Tm::After, &old)?;
             }
         }
         h.rows_estimate

@@ -35,6 +35,7 @@ use super::select::{
     Relation, SourceTable, check_unique_aliases, info_schema_relation, is_info_schema, join,
     read_table, relation_of, resolve_table, run_subqueries, table_scope,
 };
+use crate::ast::TriggerTiming as Tm;
 use crate::ast::*;
 use crate::dict::TableHandle;
 use crate::eval::eval;
@@ -355,29 +356,11 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             }
             convert_row(sess, h, &mut new, strict, false, n as u64 + 1)?;
             if let Some(t) = trig {
-                super::trigger::fire(
-                    sess,
-                    t,
-                    h,
-                    TriggerEvent::Update,
-                    TriggerTiming::Before,
-                    Some(&old),
-                    Some(&mut new),
-                )?;
+                super::trigger::on_update(sess, Some(t), h, Tm::Before, &old, &mut new)?;
                 convert_row(sess, h, &mut new, strict, false, n as u64 + 1)?;
             }
             if new.iter().zip(&old).all(|(a, b)| same_value(a, b)) {
-                if let Some(t) = trig {
-                    super::trigger::fire(
-                        sess,
-                        t,
-                        h,
-                        TriggerEvent::Update,
-                        TriggerTiming::After,
-                        Some(&old),
-                        Some(&mut new),
-                    )?;
-                }
+                super::trigger::on_update(sess, trig.as_deref(), h, Tm::After, &old, &mut new)?;
                 continue;
             }
             for (i, c) in h.def.columns.iter().enumerate() {
@@ -387,17 +370,7 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             }
             sess.with_trx(|_, trx| apply_update(trx, h, &pk, &new))?;
             changed_per[k] += 1;
-            if let Some(t) = trig {
-                super::trigger::fire(
-                    sess,
-                    t,
-                    h,
-                    TriggerEvent::Update,
-                    TriggerTiming::After,
-                    Some(&old),
-                    Some(&mut new),
-                )?;
-            }
+            super::trigger::on_update(sess, trig.as_deref(), h, Tm::After, &old, &mut new)?;
             if let Some(ac) = h.auto_increment_column()
                 && let Some(v) = new[ac].to_i64()
                 && v >= 0
@@ -500,26 +473,10 @@ pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {
             })?;
             let Some(old) = old else { continue };
             let old = h.shape.decode(&old);
-            super::trigger::fire(
-                sess,
-                t,
-                h,
-                TriggerEvent::Delete,
-                TriggerTiming::Before,
-                Some(&old),
-                None,
-            )?;
+            super::trigger::on_delete(sess, Some(t), h, Tm::Before, &old)?;
             if sess.with_trx(|_, trx| trx.table_delete(&h.storage, &pk).map_err(trx_error))? {
                 deleted[k] += 1;
-                super::trigger::fire(
-                    sess,
-                    t,
-                    h,
-                    TriggerEvent::Delete,
-                    TriggerTiming::After,
-                    Some(&old),
-                    None,
-                )?;
+                super::trigger::on_delete(sess, Some(t), h, Tm::After, &old)?;
             }
         }
         for (k, t) in targets.iter().enumerate() {

@@ -14,6 +14,7 @@ use super::dml::{
     duplicate_error, same_value, scope_of, store_column,
 };
 use super::select::{resolve_table, run_subqueries};
+use crate::ast::TriggerTiming as Tm;
 use crate::ast::*;
 use crate::dict::TableHandle;
 use crate::eval::eval;
@@ -185,27 +186,11 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                                 return Err(duplicate_error(&h, 0, &row));
                             }
                             let tt = &**t;
-                            super::trigger::fire(
-                                sess,
-                                tt,
-                                &h,
-                                TriggerEvent::Delete,
-                                TriggerTiming::Before,
-                                Some(&old),
-                                None,
-                            )?;
+                            super::trigger::on_delete(sess, Some(tt), &h, Tm::Before, &old)?;
                             sess.with_trx(|_, trx| {
                                 trx.table_delete(&h.storage, &opk).map_err(trx_error)
                             })?;
-                            super::trigger::fire(
-                                sess,
-                                tt,
-                                &h,
-                                TriggerEvent::Delete,
-                                TriggerTiming::After,
-                                Some(&old),
-                                None,
-                            )?;
+                            super::trigger::on_delete(sess, Some(tt), &h, Tm::After, &old)?;
                         }
                         (Wrote::Inserted, _) if deleted_here > 0 => {
                             break Wrote::Replaced {
@@ -216,34 +201,13 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                     }
                 };
                 match wrote {
-                    Wrote::Inserted => {
+                    Wrote::Inserted | Wrote::Replaced { .. } => {
+                        if let Wrote::Replaced { deleted } = wrote {
+                            affected += deleted;
+                            dups += 1;
+                        }
                         affected += 1;
-                        if let Some(t) = &trig {
-                            super::trigger::fire(
-                                sess,
-                                t,
-                                &h,
-                                TriggerEvent::Insert,
-                                TriggerTiming::After,
-                                None,
-                                Some(&mut row),
-                            )?;
-                        }
-                    }
-                    Wrote::Replaced { deleted } => {
-                        affected += deleted + 1;
-                        dups += 1;
-                        if let Some(t) = &trig {
-                            super::trigger::fire(
-                                sess,
-                                t,
-                                &h,
-                                TriggerEvent::Insert,
-                                TriggerTiming::After,
-                                None,
-                                Some(&mut row),
-                            )?;
-                        }
+                        super::trigger::after_insert(sess, trig.as_deref(), &h, &mut row)?;
                     }
                     Wrote::Ignored => dups += 1,
                     Wrote::Conflict { opk, old } => {
@@ -262,14 +226,13 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                         }
                         convert_row(sess, &h, &mut newrow, strict, false, row_no)?;
                         if let Some(t) = &trig {
-                            super::trigger::fire(
+                            super::trigger::on_update(
                                 sess,
-                                t,
+                                Some(t),
                                 &h,
-                                TriggerEvent::Update,
-                                TriggerTiming::Before,
-                                Some(&old),
-                                Some(&mut newrow),
+                                Tm::Before,
+                                &old,
+                                &mut newrow,
                             )?;
                             convert_row(sess, &h, &mut newrow, strict, false, row_no)?;
                         }
@@ -277,17 +240,14 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                         if changed {
                             sess.with_trx(|_, trx| apply_update(trx, &h, &opk, &newrow))?;
                             affected += 2;
-                            if let Some(t) = &trig {
-                                super::trigger::fire(
-                                    sess,
-                                    t,
-                                    &h,
-                                    TriggerEvent::Update,
-                                    TriggerTiming::After,
-                                    Some(&old),
-                                    Some(&mut newrow),
-                                )?;
-                            }
+                            super::trigger::on_update(
+                                sess,
+                                trig.as_deref(),
+                                &h,
+                                Tm::After,
+                                &old,
+                                &mut newrow,
+                            )?;
                         } else if found_rows {
                             affected += 1;
                         }

@@ -33,7 +33,7 @@ use super::dml::{
     OnDup, RowInserter, Wrote, bind_assignment, default_of, eval_assignment, store_column,
 };
 use super::select::resolve_table;
-use crate::ast::{Expr, LoadData, LoadTarget, TriggerEvent, TriggerTiming, VarScope};
+use crate::ast::{Expr, LoadData, LoadTarget, TriggerEvent, VarScope};
 use crate::dict::{ColumnDefault, TableHandle};
 use crate::eval::{Env, Level};
 use crate::loadsplit::{Field, Splitter};
@@ -296,15 +296,7 @@ pub fn load_data(
                     stats.copied += 1;
                 }
                 if written && let Some(t) = &trig {
-                    super::trigger::fire(
-                        sess,
-                        t,
-                        &ctx.h,
-                        TriggerEvent::Insert,
-                        TriggerTiming::After,
-                        None,
-                        Some(&mut row),
-                    )?;
+                    super::trigger::after_insert(sess, Some(t), &ctx.h, &mut row)?;
                 }
                 if rec.cut {
                     condition(

@@ -61,6 +61,69 @@ pub(crate) fn fire(
     Ok(())
 }
 
+/// `fire` when the table has triggers (`of` returned some).
+pub(crate) fn fire_if(
+    sess: &mut Session,
+    tt: Option<&TableTriggers>,
+    h: &TableHandle,
+    event: TriggerEvent,
+    timing: TriggerTiming,
+    old: Option<&[Value]>,
+    new: Option<&mut Vec<Value>>,
+) -> Result<()> {
+    match tt {
+        Some(tt) => fire(sess, tt, h, event, timing, old, new),
+        None => Ok(()),
+    }
+}
+
+/// One-line forms of `fire_if` for the write paths.
+pub(crate) fn on_update(
+    sess: &mut Session,
+    tt: Option<&TableTriggers>,
+    h: &TableHandle,
+    timing: TriggerTiming,
+    old: &[Value],
+    new: &mut Vec<Value>,
+) -> Result<()> {
+    fire_if(
+        sess,
+        tt,
+        h,
+        TriggerEvent::Update,
+        timing,
+        Some(old),
+        Some(new),
+    )
+}
+
+pub(crate) fn on_delete(
+    sess: &mut Session,
+    tt: Option<&TableTriggers>,
+    h: &TableHandle,
+    timing: TriggerTiming,
+    old: &[Value],
+) -> Result<()> {
+    fire_if(sess, tt, h, TriggerEvent::Delete, timing, Some(old), None)
+}
+
+pub(crate) fn after_insert(
+    sess: &mut Session,
+    tt: Option<&TableTriggers>,
+    h: &TableHandle,
+    new: &mut Vec<Value>,
+) -> Result<()> {
+    fire_if(
+        sess,
+        tt,
+        h,
+        TriggerEvent::Insert,
+        TriggerTiming::After,
+        None,
+        Some(new),
+    )
+}
+
 fn run_one(
     sess: &mut Session,
     t: &Trigger,
