@@ -234,6 +234,27 @@ errors! {
     ER_WINDOW_INVALID_WINDOW_FUNC_ALIAS_USE = (3594, "HY000", "You cannot use the alias '%s' of an expression containing a window function in this context.'");
     ER_WINDOW_NESTED_WINDOW_FUNC_USE_IN_WINDOW_SPEC = (3595, "HY000", "You cannot nest a window function in the specification of window '%s'.");
     ER_WINDOW_ROWS_INTERVAL_USE = (3596, "HY000", "Window '%s': INTERVAL can only be used with RANGE frames.");
+    ER_TRG_ALREADY_EXISTS = (1359, "HY000", "Trigger already exists");
+    ER_TRG_DOES_NOT_EXIST = (1360, "HY000", "Trigger does not exist");
+    ER_TRG_ON_VIEW_OR_TEMP_TABLE = (1361, "HY000", "Trigger's '%s' is view or temporary table");
+    ER_TRG_CANT_CHANGE_ROW = (1362, "HY000", "Updating of %s row is not allowed in %strigger");
+    ER_TRG_NO_SUCH_ROW_IN_TRG = (1363, "HY000", "There is no %s row in %s trigger");
+    ER_TRG_IN_WRONG_SCHEMA = (1435, "HY000", "Trigger in wrong schema");
+    ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG = (1442, "HY000", "Can't update table '%s' in stored function/trigger because it is already used by statement which invoked this stored function/trigger.");
+    ER_SIGNAL_EXCEPTION = (1644, "HY000", "Unhandled user-defined exception condition");
+    ER_COMMIT_NOT_ALLOWED_IN_SF_OR_TRG = (1422, "HY000", "Explicit or implicit commit is not allowed in stored function or trigger.");
+    ER_REFERENCED_TRG_DOES_NOT_EXIST = (3011, "HY000", "Referenced trigger '%s' for the given action time and event type does not exist.");
+    ER_SP_UNDECLARED_VAR = (1327, "42000", "Undeclared variable: %s");
+    ER_SP_DUP_VAR = (1331, "42000", "Duplicate variable: %s");
+    ER_SP_LILABEL_MISMATCH = (1308, "42000", "%s with no matching label: %s");
+    ER_SP_NO_RETSET = (1415, "0A000", "Not allowed to return a result set from a %s");
+    ER_SP_BADSTATEMENT = (1314, "0A000", "%s is not allowed in stored procedures");
+    ER_SP_CASE_NOT_FOUND = (1339, "20000", "Case not found for CASE statement");
+    ER_SP_BAD_SQLSTATE = (1407, "42000", "Bad SQLSTATE: '%s'");
+    ER_SP_FETCH_NO_DATA = (1329, "02000", "No data - zero rows fetched, selected, or processed");
+    ER_TOO_MANY_ROWS = (1172, "42000", "Result consisted of more than one row");
+    ER_SIGNAL_WARN = (1642, "01000", "Unhandled user-defined warning condition");
+    ER_SIGNAL_NOT_FOUND = (1643, "02000", "Unhandled user-defined not found condition");
 }
 
 /// An error raised anywhere in kiln, ready to be sent to a client as an ERR packet.

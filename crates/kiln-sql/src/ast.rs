@@ -621,6 +621,12 @@ pub enum ShowKind {
     CreateDatabase(String),
     /// SHOW CREATE VIEW (exec/view.rs).
     CreateView(TableName),
+    /// SHOW CREATE TRIGGER [db.]name.
+    CreateTrigger(TableName),
+    /// SHOW TRIGGERS [FROM db] (LIKE matches the table name).
+    Triggers {
+        db: Option<String>,
+    },
     TableStatus(Option<String>),
     EngineStatus,
 }
@@ -722,6 +728,11 @@ pub enum Stmt {
         if_exists: bool,
     },
     RenameTable(Vec<(TableName, TableName)>),
+    CreateTrigger(Box<CreateTrigger>),
+    DropTrigger {
+        name: TableName,
+        if_exists: bool,
+    },
     CreateIndex {
         table: TableName,
         spec: IndexSpec,
@@ -799,4 +810,56 @@ pub struct CreateView {
     pub select_text: String,
     /// None: no CHECK OPTION; Some(true): LOCAL; Some(false): CASCADED.
     pub check_local: Option<bool>,
+}
+
+/// BEFORE or AFTER.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TriggerTiming {
+    Before,
+    After,
+}
+
+/// INSERT, UPDATE or DELETE (in MySQL's EVENT_MANIPULATION order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TriggerEvent {
+    Insert,
+    Update,
+    Delete,
+}
+
+impl TriggerTiming {
+    pub fn name(self) -> &'static str {
+        match self {
+            TriggerTiming::Before => "BEFORE",
+            TriggerTiming::After => "AFTER",
+        }
+    }
+}
+
+impl TriggerEvent {
+    pub fn name(self) -> &'static str {
+        match self {
+            TriggerEvent::Insert => "INSERT",
+            TriggerEvent::Update => "UPDATE",
+            TriggerEvent::Delete => "DELETE",
+        }
+    }
+}
+
+/// `CREATE [DEFINER = u] TRIGGER [IF NOT EXISTS] name timing event ON tbl FOR EACH
+/// ROW [FOLLOWS | PRECEDES other] body`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateTrigger {
+    pub name: TableName,
+    pub if_not_exists: bool,
+    pub definer: Option<UserSpec>,
+    pub timing: TriggerTiming,
+    pub event: TriggerEvent,
+    pub table: TableName,
+    /// (true: PRECEDES, false: FOLLOWS, the other trigger's name).
+    pub order: Option<(bool, String)>,
+    /// The body as parsed (checked at CREATE; the dictionary keeps `body_text`).
+    pub body: crate::routine::Body,
+    /// The body's text as written (from its first token to its last).
+    pub body_text: String,
 }

@@ -23,6 +23,7 @@ mod prepared_sql;
 mod privcheck;
 pub mod privilege;
 pub mod result;
+pub mod routine;
 pub mod rowapi;
 pub mod rowfmt;
 pub mod session;

@@ -212,6 +212,9 @@ pub struct Session {
     pub(crate) statement_pending: bool,
     /// The transaction is lent to a running read (a nested read must not begin another).
     pub(crate) trx_lent: bool,
+    /// Tables of the statements whose triggers are running, innermost last: a
+    /// trigger's statement may not write them (1442; exec/trigger.rs).
+    pub(crate) trigger_tables: Vec<(String, String)>,
     /// Session variables every statement consults, read once (dropped by any SET).
     pub(crate) var_cache: Option<VarCache>,
     /// The account's privileges as of `privs_generation` (see `Session::privileges`).
@@ -292,6 +295,7 @@ impl Session {
             next_trx_read_only: None,
             statement_pending: false,
             trx_lent: false,
+            trigger_tables: Vec::new(),
             var_cache: None,
             privs: None,
             privs_generation: 0,
@@ -663,6 +667,10 @@ impl Session {
                 crate::exec::view::drop_views(self, names, *if_exists)
             }
             Stmt::RenameTable(pairs) => crate::exec::ddl::rename(self, pairs),
+            Stmt::CreateTrigger(ct) => crate::exec::trigger::create_trigger(self, ct),
+            Stmt::DropTrigger { name, if_exists } => {
+                crate::exec::trigger::drop_trigger(self, name, *if_exists)
+            }
             Stmt::CreateIndex { table, spec } => {
                 crate::exec::alter::create_index(self, table, spec)
             }
@@ -805,6 +813,11 @@ impl Session {
             })
             .collect();
         Ok(Rows { columns, rows })
+    }
+
+    /// SET of variables from a routine body.
+    pub(crate) fn set_vars(&mut self, assignments: &[(SetTarget, SetValue)]) -> Result<()> {
+        self.set(assignments).map(drop)
     }
 
     fn set(&mut self, assignments: &[(SetTarget, SetValue)]) -> Result<Outcome> {
@@ -1003,6 +1016,8 @@ fn is_implicit_commit(stmt: &Stmt) -> bool {
             | Stmt::CreateView(_)
             | Stmt::DropView { .. }
             | Stmt::RenameTable(_)
+            | Stmt::CreateTrigger(_)
+            | Stmt::DropTrigger { .. }
             | Stmt::CreateIndex { .. }
             | Stmt::DropIndex { .. }
             | Stmt::AlterTable { .. }
@@ -1053,6 +1068,8 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
             ShowKind::Index(_) => "show_keys",
             ShowKind::CreateTable(_) | ShowKind::CreateView(_) => "show_create_table",
             ShowKind::CreateDatabase(_) => "show_create_db",
+            ShowKind::CreateTrigger(_) => "show_create_trigger",
+            ShowKind::Triggers { .. } => "show_triggers",
             ShowKind::TableStatus(_) => "show_table_status",
             ShowKind::EngineStatus => "show_engine_status",
         },
@@ -1083,6 +1100,8 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
         Stmt::DropTable { .. } => "drop_table",
         Stmt::TruncateTable(_) => "truncate",
         Stmt::RenameTable(_) => "rename_table",
+        Stmt::CreateTrigger(_) => "create_trigger",
+        Stmt::DropTrigger { .. } => "drop_trigger",
         Stmt::CreateIndex { .. } => "create_index",
         Stmt::DropIndex { .. } => "drop_index",
         Stmt::AlterTable { .. } => "alter_table",

@@ -116,6 +116,8 @@ pub fn show(
             | ShowKind::Index(_)
             | ShowKind::CreateTable(_)
             | ShowKind::CreateView(_)
+            | ShowKind::CreateTrigger(_)
+            | ShowKind::Triggers { .. }
             | ShowKind::CreateDatabase(_)
             | ShowKind::TableStatus(_)
             | ShowKind::EngineStatus => {
@@ -251,10 +253,16 @@ pub fn show(
     };
     let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
     let mut out = Vec::new();
+    // SHOW TRIGGERS LIKE matches the table name.
+    let like_col = if matches!(kind, ShowKind::Triggers { .. }) {
+        2
+    } else {
+        0
+    };
     for row in rows {
         let keep = match filter {
             None => true,
-            Some(ShowFilter::Like(p)) => match &row[0] {
+            Some(ShowFilter::Like(p)) => match &row[like_col] {
                 Value::Str(n) => like_match(n, p, '\\', true),
                 _ => false,
             },

@@ -9,6 +9,7 @@
 //! 'D' 0x00 name                      → DatabaseDef   (codec.rs)
 //! 'T' 0x00 schema 0x00 name          → TableDef
 //! 'V' 0x00 schema 0x00 name          → ViewDef       (view.rs)
+//! 'G' 0x00 schema 0x00 name          → TriggerDef    (trigger.rs)
 //! 'N'                                → next table id (u64 big-endian)
 //! ```
 //!
@@ -34,9 +35,11 @@
 
 pub mod codec;
 mod table;
+pub mod trigger;
 pub mod view;
 
 pub use table::TableHandle;
+pub use trigger::{TableTriggers, Trigger, TriggerDef};
 pub use view::{CheckOption, ViewDef};
 
 use std::collections::{BTreeMap, HashMap};
@@ -183,6 +186,8 @@ pub struct Catalog {
     pub tables: HashMap<(String, String), Arc<TableHandle>>,
     /// Views (view.rs): same namespace as the tables, never both for one name.
     pub views: HashMap<(String, String), Arc<ViewDef>>,
+    /// Triggers (trigger.rs): schema → table → the table's triggers.
+    pub triggers: trigger::TriggerMap,
 }
 
 impl Catalog {
@@ -309,6 +314,9 @@ impl Dictionary {
                 let v = view::decode_view(v).map_err(corrupt)?;
                 cat.views
                     .insert((v.schema.clone(), v.name.clone()), Arc::new(v));
+            } else if k.starts_with(b"G\0") {
+                let t = trigger::decode_trigger(v).map_err(corrupt)?;
+                cat.load_trigger(t);
             } else if k.starts_with(b"T\0") {
                 let def = codec::decode_table(v).map_err(corrupt)?;
                 used_spaces.insert(def.space_id);
@@ -380,6 +388,7 @@ impl Dictionary {
             databases: current.databases.clone(),
             tables: current.tables.clone(),
             views: current.views.clone(),
+            triggers: current.triggers.clone(),
         };
         let mut trx = session.begin(TrxOptions::default());
         let out = match f(&mut trx, &mut next) {
@@ -432,6 +441,7 @@ impl Dictionary {
             }
             let tables: Vec<Arc<TableHandle>> = cat.tables_of(name).into_iter().cloned().collect();
             for t in &tables {
+                self.drop_table_triggers(trx, cat, name, &t.def.name)?;
                 trx.delete(&self.tree, &table_key(name, &t.def.name))
                     .map_err(storage_error)?;
                 cat.tables.remove(&(name.to_string(), t.def.name.clone()));
@@ -554,6 +564,7 @@ impl Dictionary {
             let mut dropped = Vec::new();
             for (s, n) in names {
                 if let Some(t) = cat.tables.remove(&(s.clone(), n.clone())) {
+                    self.drop_table_triggers(trx, cat, s, n)?;
                     trx.delete(&self.tree, &table_key(s, n))
                         .map_err(storage_error)?;
                     dropped.push(t);
@@ -598,6 +609,9 @@ impl Dictionary {
                         &[&def.name],
                     ));
                 }
+            }
+            if def.schema != schema || def.name != name {
+                self.rename_table_triggers(trx, cat, (schema, name), (&def.schema, &def.name))?;
             }
             let auto = old.auto_inc_peek();
             let new = if rebuild {

@@ -1,3 +1,5 @@
+//! Writing rows of one table: the row writer INSERT / REPLACE / LOAD DATA share
+//! (`RowInserter`; the INSERT statement itself is exec/insert.rs), UPDATE and DELETE;
 //! INSERT / REPLACE / INSERT ... ON DUPLICATE KEY UPDATE, UPDATE and DELETE on one
 //! table. Every statement runs between a savepoint and either its end or a rollback
 //! to the savepoint (a failed statement leaves no partial effects). Affected-row
@@ -16,6 +18,7 @@ use super::RowEnv;
 use super::access::{Lock, trx_error};
 use super::bind::{Scope, bind};
 use super::select::{read_table, resolve_table, run_subqueries};
+use crate::ast::TriggerTiming as Tm;
 use crate::ast::*;
 use crate::dict::{ColumnDefault, IndexKindDef, TableHandle};
 use crate::eval::{Env, Level, compare, eval};
@@ -25,7 +28,10 @@ use crate::session::Session;
 use crate::types::{StoreMode, store};
 use crate::value::Value;
 
-fn scope_of(h: &TableHandle, alias: &str) -> Scope {
+pub(crate) use super::insert::before_insert;
+pub use super::insert::insert;
+
+pub(crate) fn scope_of(h: &TableHandle, alias: &str) -> Scope {
     Scope {
         columns: super::select::table_scope(h, alias),
     }
@@ -312,203 +318,6 @@ pub(crate) fn duplicate_error(h: &TableHandle, index: usize, row: &[Value]) -> K
     )
 }
 
-pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
-    let h = resolve_table(sess, &ins.table)?;
-    let ncol = h.def.columns.len();
-    let mut cols: Vec<usize> = Vec::new();
-    if ins.columns.is_empty() {
-        if !matches!(ins.source, InsertSource::Set(_)) {
-            cols = (0..ncol).filter(|&i| !h.def.columns[i].invisible).collect();
-        }
-    } else {
-        for c in &ins.columns {
-            let i = h.def.column_index(c).ok_or_else(|| {
-                KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&c, &"field list"])
-            })?;
-            if cols.contains(&i) {
-                return Err(KilnError::new(ErrorKind::ER_FIELD_SPECIFIED_TWICE, &[&c]));
-            }
-            cols.push(i);
-        }
-    }
-    // The rows, as expressions per column (None = DEFAULT).
-    let diag_before = sess.diagnostics().len();
-    let rows: Vec<Vec<Option<Value>>> = match &ins.source {
-        InsertSource::Values(rows) => {
-            let mut out = Vec::with_capacity(rows.len());
-            for (n, r) in rows.iter().enumerate() {
-                if r.is_empty() {
-                    // `VALUES ()`: every column takes its default.
-                    out.push(vec![None; cols.len()]);
-                    continue;
-                }
-                if r.len() != cols.len() {
-                    return Err(KilnError::new(
-                        ErrorKind::ER_WRONG_VALUE_COUNT_ON_ROW,
-                        &[&(n + 1)],
-                    ));
-                }
-                let mut vals = Vec::with_capacity(r.len());
-                for e in r {
-                    vals.push(match e {
-                        Some(e) => {
-                            let e = run_subqueries(sess, e)?;
-                            let e = default_functions(sess, &h, &e)?;
-                            Some(eval(&e, sess)?)
-                        }
-                        None => None,
-                    });
-                }
-                out.push(vals);
-            }
-            out
-        }
-        InsertSource::Set(sets) => {
-            let mut vals = Vec::with_capacity(sets.len());
-            for (c, e) in sets {
-                let i = h.def.column_index(c).ok_or_else(|| {
-                    KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&c, &"field list"])
-                })?;
-                if cols.contains(&i) {
-                    return Err(KilnError::new(ErrorKind::ER_FIELD_SPECIFIED_TWICE, &[&c]));
-                }
-                cols.push(i);
-                vals.push(match e {
-                    Some(e) => {
-                        let e = default_functions(sess, &h, e)?;
-                        Some(eval(&e, sess)?)
-                    }
-                    None => None,
-                });
-            }
-            vec![vals]
-        }
-        InsertSource::Select(sel) => {
-            let rows = super::select::run(sess, sel)?;
-            if rows.columns.len() != cols.len() {
-                return Err(KilnError::new(
-                    ErrorKind::ER_WRONG_VALUE_COUNT_ON_ROW,
-                    &[&1],
-                ));
-            }
-            rows.rows
-                .into_iter()
-                .map(|r| r.into_iter().map(Some).collect())
-                .collect()
-        }
-    };
-    let multi = rows.len() > 1 || matches!(ins.source, InsertSource::Select(_));
-    let single_row = !multi;
-    let strict = sess.strict_mode() && !ins.ignore;
-    if !matches!(ins.source, InsertSource::Select(_)) {
-        sess.check_division_by_zero(diag_before, strict)?;
-    }
-    let scope = scope_of(&h, &h.def.name);
-    let on_dup: Vec<(usize, Expr)> = ins
-        .on_duplicate
-        .iter()
-        .map(|(c, e)| {
-            let i = h.def.column_index(c).ok_or_else(|| {
-                KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&c, &"field list"])
-            })?;
-            Ok((
-                i,
-                bind_on_dup(e, &scope, ncol, ins.row_alias.as_deref(), &h.def.name)?,
-            ))
-        })
-        .collect::<Result<_>>()?;
-    let dup_mode = if ins.replace {
-        OnDup::Replace
-    } else if !on_dup.is_empty() {
-        OnDup::Update
-    } else if ins.ignore {
-        OnDup::Ignore
-    } else {
-        OnDup::Error
-    };
-    let mut writer = RowInserter::new(sess, h.clone(), strict, dup_mode);
-    let auto_col = h.auto_increment_column();
-    let found_rows = sess.client_found_rows;
-    sess.with_statement(|sess| {
-        sess.with_trx(|sess, trx| {
-            let (mut affected, mut dups) = (0u64, 0u64);
-            let records = rows.len();
-            for (n, given) in rows.into_iter().enumerate() {
-                let row_no = n as u64 + 1;
-                let mut row: Vec<Value> = vec![Value::Null; ncol];
-                let mut set = vec![false; ncol];
-                for (k, &c) in cols.iter().enumerate() {
-                    match &given[k] {
-                        Some(v) => {
-                            row[c] = v.clone();
-                            set[c] = true;
-                        }
-                        None => {
-                            row[c] = default_of(sess, &h, c, strict)?;
-                            set[c] = true;
-                        }
-                    }
-                }
-                for c in 0..ncol {
-                    if !set[c] {
-                        row[c] = default_of(sess, &h, c, strict)?;
-                    }
-                }
-                match writer.write(sess, trx, &mut row, row_no, single_row)? {
-                    Wrote::Inserted => affected += 1,
-                    Wrote::Replaced { deleted } => {
-                        affected += deleted + 1;
-                        dups += 1;
-                    }
-                    Wrote::Ignored => dups += 1,
-                    Wrote::Conflict { opk, old } => {
-                        dups += 1;
-                        // ON DUPLICATE KEY UPDATE: the assignments over [old row ‖ new row].
-                        let mut newrow = old.clone();
-                        for (c, e) in &on_dup {
-                            let ctx: Vec<Value> =
-                                newrow.iter().cloned().chain(row.iter().cloned()).collect();
-                            let mut re = RowEnv {
-                                inner: &mut *sess,
-                                row: &ctx,
-                                scope: None,
-                            };
-                            newrow[*c] = eval(e, &mut re)?;
-                        }
-                        convert_row(sess, &h, &mut newrow, strict, false, row_no)?;
-                        let changed = newrow.iter().zip(&old).any(|(a, b)| !same_value(a, b));
-                        if changed {
-                            apply_update(trx, &h, &opk, &newrow)?;
-                            affected += 2;
-                        } else if found_rows {
-                            affected += 1;
-                        }
-                        if let Some(ac) = auto_col
-                            && let Some(id) = newrow[ac].to_i64()
-                        {
-                            sess.set_last_insert_id_for_dup(id as u64);
-                        }
-                    }
-                }
-            }
-            let last_insert_id = writer.finish(sess)?;
-            let info = if multi {
-                format!(
-                    "Records: {records}  Duplicates: {dups}  Warnings: {}",
-                    sess.warning_count()
-                )
-            } else {
-                String::new()
-            };
-            Ok(Outcome::Ok {
-                affected_rows: affected,
-                last_insert_id,
-                info,
-            })
-        })
-    })
-}
-
 /// What a row with a duplicate key does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum OnDup {
@@ -676,42 +485,6 @@ impl RowInserter {
         }
         Ok(self.first_auto.or(self.explicit_id).unwrap_or(0))
     }
-}
-
-/// ON DUPLICATE KEY UPDATE expressions see the old row (slots 0..n) and, through
-/// VALUES(col) or the row alias, the row that was to be inserted (slots n..2n).
-fn bind_on_dup(
-    e: &Expr,
-    scope: &Scope,
-    ncol: usize,
-    alias: Option<&str>,
-    table: &str,
-) -> Result<Expr> {
-    super::bind::rewrite(e, &mut |x| match x {
-        Expr::Func { name, args } if name == "values" && args.len() == 1 => match &args[0] {
-            Expr::Column { name, .. } => Ok(Some(Expr::Slot(
-                ncol + scope.resolve(None, name, "field list")?,
-            ))),
-            _ => Ok(Some(Expr::Literal(Value::Null))),
-        },
-        Expr::Column {
-            qualifier: Some(q),
-            name,
-        } if Some(q.as_str()) == alias => Ok(Some(Expr::Slot(
-            ncol + scope.resolve(None, name, "field list")?,
-        ))),
-        Expr::Column { qualifier, name } => {
-            let q = qualifier.as_deref().filter(|q| *q != table);
-            if q.is_some() {
-                return Err(KilnError::new(
-                    ErrorKind::ER_BAD_FIELD_ERROR,
-                    &[&format!("{}.{name}", q.unwrap_or_default()), &"field list"],
-                ));
-            }
-            Ok(Some(Expr::Slot(scope.resolve(None, name, "field list")?)))
-        }
-        _ => Ok(None),
-    })
 }
 
 pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
@@ -906,6 +679,7 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
     check_target_not_in_subqueries(sess, &h, &exprs)?;
     let strict = sess.strict_mode() && !u.ignore;
     let found_rows = sess.client_found_rows;
+    let trig = super::trigger::of(sess, &h)?.filter(|t| t.has(TriggerEvent::Update));
     sess.with_statement(|sess| {
         let rows = target_rows(
             sess,
@@ -926,7 +700,13 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             }
             sess.check_division_by_zero(0, strict)?;
             convert_row(sess, &h, &mut new, strict, false, n as u64 + 1)?;
+            if let Some(t) = &trig {
+                super::trigger::on_update(sess, Some(t), &h, Tm::Before, &old, &mut new)?;
+                convert_row(sess, &h, &mut new, strict, false, n as u64 + 1)?;
+            }
             if new.iter().zip(&old).all(|(a, b)| same_value(a, b)) {
+                // MySQL fires AFTER UPDATE for every matched row, changed or not.
+                super::trigger::on_update(sess, trig.as_deref(), &h, Tm::After, &old, &mut new)?;
                 continue;
             }
             for (i, c) in h.def.columns.iter().enumerate() {
@@ -936,6 +716,7 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             }
             sess.with_trx(|_, trx| apply_update(trx, &h, &pk, &new))?;
             changed += 1;
+            super::trigger::on_update(sess, trig.as_deref(), &h, Tm::After, &old, &mut new)?;
             if let Some(ac) = h.auto_increment_column()
                 && let Some(v) = new[ac].to_i64()
                 && v >= 0
@@ -978,6 +759,7 @@ pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {
     let alias = alias.cloned().unwrap_or_else(|| h.def.name.clone());
     let scope = scope_of(&h, &alias);
     check_target_not_in_subqueries(sess, &h, &[d.filter.as_ref()])?;
+    let trig = super::trigger::of(sess, &h)?.filter(|t| t.has(TriggerEvent::Delete));
     sess.with_statement(|sess| {
         let rows = target_rows(
             sess,
@@ -988,9 +770,11 @@ pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {
             d.limit.as_ref(),
         )?;
         let mut n = 0u64;
-        for (pk, _) in rows {
+        for (pk, old) in rows {
+            super::trigger::on_delete(sess, trig.as_deref(), &h, Tm::Before, &old)?;
             if sess.with_trx(|_, trx| trx.table_delete(&h.storage, &pk).map_err(trx_error))? {
                 n += 1;
+                super::trigger::on_delete(sess, trig.as_deref(), &h, Tm::After, &old)?;
             }
         }
         h.rows_estimate

@@ -35,6 +35,7 @@ use super::select::{
     Relation, SourceTable, check_unique_aliases, info_schema_relation, is_info_schema, join,
     read_table, relation_of, resolve_table, run_subqueries, table_scope,
 };
+use crate::ast::TriggerTiming as Tm;
 use crate::ast::*;
 use crate::dict::TableHandle;
 use crate::eval::eval;
@@ -332,8 +333,14 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
         sess.check_division_by_zero(0, strict)?;
         let matched = changes.len() as u64;
         let mut changed_per = vec![0u64; targets.len()];
+        let mut trigs = Vec::with_capacity(targets.len());
+        for (t, _) in &targets {
+            trigs
+                .push(super::trigger::of(sess, &t.handle)?.filter(|x| x.has(TriggerEvent::Update)));
+        }
         for (n, (k, pk, vals)) in changes.into_iter().enumerate() {
             let h = &targets[k].0.handle;
+            let trig = &trigs[k];
             let old = sess.with_trx(|_, trx| {
                 trx.read(&h.storage.clustered, &pk, ReadMode::Update(trx.wait()))
                     .map_err(trx_error)
@@ -348,7 +355,12 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
                 assigned[c] = true;
             }
             convert_row(sess, h, &mut new, strict, false, n as u64 + 1)?;
+            if let Some(t) = trig {
+                super::trigger::on_update(sess, Some(t), h, Tm::Before, &old, &mut new)?;
+                convert_row(sess, h, &mut new, strict, false, n as u64 + 1)?;
+            }
             if new.iter().zip(&old).all(|(a, b)| same_value(a, b)) {
+                super::trigger::on_update(sess, trig.as_deref(), h, Tm::After, &old, &mut new)?;
                 continue;
             }
             for (i, c) in h.def.columns.iter().enumerate() {
@@ -358,6 +370,7 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             }
             sess.with_trx(|_, trx| apply_update(trx, h, &pk, &new))?;
             changed_per[k] += 1;
+            super::trigger::on_update(sess, trig.as_deref(), h, Tm::After, &old, &mut new)?;
             if let Some(ac) = h.auto_increment_column()
                 && let Some(v) = new[ac].to_i64()
                 && v >= 0
@@ -440,10 +453,30 @@ pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {
             }
         }
         let mut deleted = vec![0u64; targets.len()];
+        let mut trigs = Vec::with_capacity(targets.len());
+        for t in &targets {
+            trigs
+                .push(super::trigger::of(sess, &t.handle)?.filter(|x| x.has(TriggerEvent::Delete)));
+        }
         for (k, pk) in doomed {
             let h = &targets[k].handle;
+            let Some(t) = &trigs[k] else {
+                if sess.with_trx(|_, trx| trx.table_delete(&h.storage, &pk).map_err(trx_error))? {
+                    deleted[k] += 1;
+                }
+                continue;
+            };
+            // With DELETE triggers: the row's values first (OLD), then the delete.
+            let old = sess.with_trx(|_, trx| {
+                trx.read(&h.storage.clustered, &pk, ReadMode::Update(trx.wait()))
+                    .map_err(trx_error)
+            })?;
+            let Some(old) = old else { continue };
+            let old = h.shape.decode(&old);
+            super::trigger::on_delete(sess, Some(t), h, Tm::Before, &old)?;
             if sess.with_trx(|_, trx| trx.table_delete(&h.storage, &pk).map_err(trx_error))? {
                 deleted[k] += 1;
+                super::trigger::on_delete(sess, Some(t), h, Tm::After, &old)?;
             }
         }
         for (k, t) in targets.iter().enumerate() {

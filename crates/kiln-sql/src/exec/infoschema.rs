@@ -1,7 +1,7 @@
 //! information_schema: views of the catalog (and of the server) built when a query
 //! names them, with MySQL 8.0's table and column names. The rows are materialized
 //! for the query; WHERE, ORDER BY and the rest then run on them like any table.
-//! Tables MySQL has but kiln has nothing for (VIEWS, ROUTINES, TRIGGERS, FILES, ...)
+//! Tables MySQL has but kiln has nothing for (ROUTINES, EVENTS, FILES, ...)
 //! exist and are empty, so tools that query them (mysqldump) work.
 
 use kiln_common::Result;
@@ -659,17 +659,10 @@ pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
                 rows: sess.server.thread_pool_rows(name),
             }
         }
-        "TRIGGERS" => empty(&[
-            "TRIGGER_CATALOG",
-            "TRIGGER_SCHEMA",
-            "TRIGGER_NAME",
-            "EVENT_MANIPULATION",
-            "EVENT_OBJECT_SCHEMA",
-            "EVENT_OBJECT_TABLE",
-            "ACTION_STATEMENT",
-            "ACTION_TIMING",
-            "DEFINER",
-        ]),
+        "TRIGGERS" => {
+            let (columns, rows) = super::trigger::infoschema_rows(sess)?;
+            Virtual { columns, rows }
+        }
         "EVENTS" => empty(&[
             "EVENT_CATALOG",
             "EVENT_SCHEMA",

@@ -33,7 +33,7 @@ use super::dml::{
     OnDup, RowInserter, Wrote, bind_assignment, default_of, eval_assignment, store_column,
 };
 use super::select::resolve_table;
-use crate::ast::{Expr, LoadData, LoadTarget, VarScope};
+use crate::ast::{Expr, LoadData, LoadTarget, TriggerEvent, VarScope};
 use crate::dict::{ColumnDefault, TableHandle};
 use crate::eval::{Env, Level};
 use crate::loadsplit::{Field, Splitter};
@@ -264,56 +264,67 @@ pub fn load_data(
         ld.ignore_lines,
         max_record_bytes,
     );
+    // INSERT triggers fire per row (REPLACE's DELETE triggers do not: see docs).
+    let trig = super::trigger::of(sess, &h)?.filter(|t| t.has(TriggerEvent::Insert));
     let mut writer = RowInserter::new(sess, h, strict, on_dup);
     sess.with_statement(|sess| {
-        sess.with_trx(|sess, trx| {
-            let mut stats = Stats::default();
-            loop {
-                let chunk = source.read(&ld.file)?;
-                match &chunk {
-                    Some(bytes) => splitter.push(bytes),
-                    None => splitter.finish(),
+        let mut stats = Stats::default();
+        loop {
+            let chunk = source.read(&ld.file)?;
+            match &chunk {
+                Some(bytes) => splitter.push(bytes),
+                None => splitter.finish(),
+            }
+            while let Some(rec) = splitter.next_record().map_err(|_| too_long())? {
+                stats.records += 1;
+                let row_no = stats.records;
+                let mut row = ctx.row(sess, rec.fields, row_no)?;
+                if let Some(t) = &trig {
+                    super::dml::before_insert(sess, t, &ctx.h, &mut row, strict, row_no)?;
                 }
-                while let Some(rec) = splitter.next_record().map_err(|_| too_long())? {
-                    stats.records += 1;
-                    let row_no = stats.records;
-                    let mut row = ctx.row(sess, rec.fields, row_no)?;
-                    match writer.write(sess, trx, &mut row, row_no, false)? {
-                        Wrote::Inserted => stats.copied += 1,
-                        Wrote::Replaced { deleted } => {
-                            stats.copied += 1;
-                            stats.deleted += deleted;
-                        }
-                        Wrote::Ignored | Wrote::Conflict { .. } => {}
+                let wrote =
+                    sess.with_trx(|sess, trx| writer.write(sess, trx, &mut row, row_no, false))?;
+                let written = match wrote {
+                    Wrote::Inserted => true,
+                    Wrote::Replaced { deleted } => {
+                        stats.deleted += deleted;
+                        true
                     }
-                    if rec.cut {
-                        condition(
-                            sess,
-                            strict,
-                            KilnError::new(ErrorKind::ER_WARN_TOO_MANY_RECORDS, &[&row_no]),
-                        )?;
-                    }
+                    Wrote::Ignored | Wrote::Conflict { .. } => false,
+                };
+                if written {
+                    stats.copied += 1;
                 }
-                if chunk.is_none() {
-                    break;
+                if written && let Some(t) = &trig {
+                    super::trigger::after_insert(sess, Some(t), &ctx.h, &mut row)?;
                 }
-                if sess.is_interrupted() {
-                    return Err(ErrorKind::ER_QUERY_INTERRUPTED.into());
+                if rec.cut {
+                    condition(
+                        sess,
+                        strict,
+                        KilnError::new(ErrorKind::ER_WARN_TOO_MANY_RECORDS, &[&row_no]),
+                    )?;
                 }
             }
-            let last_insert_id = writer.finish(sess)?;
-            sess.rows_changed(&ctx.h, "inserted", stats.copied);
-            Ok(Outcome::Ok {
-                affected_rows: stats.copied + stats.deleted,
-                last_insert_id,
-                info: format!(
-                    "Records: {}  Deleted: {}  Skipped: {}  Warnings: {}",
-                    stats.records,
-                    stats.deleted,
-                    stats.records - stats.copied,
-                    sess.warning_count()
-                ),
-            })
+            if chunk.is_none() {
+                break;
+            }
+            if sess.is_interrupted() {
+                return Err(ErrorKind::ER_QUERY_INTERRUPTED.into());
+            }
+        }
+        let last_insert_id = writer.finish(sess)?;
+        sess.rows_changed(&ctx.h, "inserted", stats.copied);
+        Ok(Outcome::Ok {
+            affected_rows: stats.copied + stats.deleted,
+            last_insert_id,
+            info: format!(
+                "Records: {}  Deleted: {}  Skipped: {}  Warnings: {}",
+                stats.records,
+                stats.deleted,
+                stats.records - stats.copied,
+                sess.warning_count()
+            ),
         })
     })
 }

@@ -10,7 +10,7 @@ use crate::session::Session;
 use crate::types::SqlType;
 use crate::value::Value;
 
-type Table = (Vec<ColumnInfo>, Vec<Vec<Value>>);
+pub(crate) type Table = (Vec<ColumnInfo>, Vec<Vec<Value>>);
 
 fn text(name: &str) -> ColumnInfo {
     ColumnInfo::text(name, 64)
@@ -99,6 +99,8 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
             (cols, rows)
         }
         ShowKind::Columns { table, full } => columns(sess, table, *full)?,
+        ShowKind::Triggers { db } => super::trigger::show_triggers(sess, db.as_ref())?,
+        ShowKind::CreateTrigger(name) => super::trigger::show_create_trigger(sess, name)?,
         ShowKind::Index(table) => indexes(sess, table)?,
         ShowKind::CreateView(table) => match super::view::lookup(sess, table)? {
             Some(v) => super::view::show_create(&v),

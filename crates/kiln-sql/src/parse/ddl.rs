@@ -30,6 +30,9 @@ impl<'a> Parser<'a> {
             self.bump();
             return self.view_definition(true, false);
         }
+        if self.is_kw("TRIGGER") {
+            return self.trigger_definition(None);
+        }
         if self.starts_view(0) {
             return self.view_definition(false, false);
         }
@@ -805,6 +808,9 @@ impl<'a> Parser<'a> {
         }
         if self.eat_kw("VIEW") {
             return self.drop_view();
+        }
+        if self.is_kw("TRIGGER") {
+            return self.drop_trigger();
         }
         let temporary = self.eat_kw("TEMPORARY");
         if self.eat_kw("TABLE") || self.eat_kw("TABLES") {

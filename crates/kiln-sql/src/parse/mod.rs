@@ -23,12 +23,15 @@ mod dml;
 mod expr;
 mod grant;
 mod prepare;
+mod routine;
 mod select;
 mod set;
 mod special;
 mod stmt;
 mod view;
 mod window;
+
+pub use routine::parse_body;
 
 const SYNTAX_PREFIX: &str = "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use";
 

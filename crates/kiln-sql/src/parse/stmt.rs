@@ -391,6 +391,12 @@ impl<'a> Parser<'a> {
             self.bump();
             self.bump();
             ShowKind::CreateView(self.table_name()?)
+        } else if self.is_kw("CREATE") && self.is_kw_at(1, "TRIGGER") {
+            self.bump();
+            self.bump();
+            ShowKind::CreateTrigger(self.table_name()?)
+        } else if self.eat_kw("TRIGGERS") {
+            ShowKind::Triggers { db: from_db(self)? }
         } else if self.is_kw("CREATE") && self.is_kw_at(1, "TABLE") {
             self.bump();
             self.bump();

@@ -20,6 +20,9 @@ impl<'a> Parser<'a> {
         if self.eat_kw("DEFINER") {
             self.expect_op("=")?;
             definer = Some(self.user_spec()?);
+            if self.is_kw("TRIGGER") && algorithm.is_none() && !or_replace && !alter {
+                return self.trigger_definition(definer);
+            }
         }
         let mut invoker = None;
         if self.eat_kw("SQL") {
