@@ -114,3 +114,29 @@ def test_spill_needs_tmpdir_and_leaves_nothing(big):
         os.mkdir(tmpdir)
     assert len(run(c, "SELECT id FROM big ORDER BY s")) == ROWS
     assert leftovers(tmpdir) == []
+
+
+def test_mixed_kind_sort_key_is_a_total_order(kiln):
+    """A sort key whose values mix numbers, text and binary strings (a CASE with
+    branches of different types) used to hand Rust's sort an inconsistent order, which
+    panicked the connection thread. Values now order by kind (numbers, strings, binary
+    strings), each kind by its own rules; the connection stays up."""
+    c = kiln.connect()
+    run(c, "CREATE DATABASE mk")
+    run(c, "CREATE TABLE mk.t (id INT PRIMARY KEY)")
+    for lo in range(0, 3000, 1000):
+        run(c, "INSERT INTO mk.t VALUES " + ",".join(f"({i})" for i in range(lo, lo + 1000)))
+    key = (
+        "CASE WHEN id % 4 = 0 THEN id WHEN id % 4 = 1 THEN CONCAT(id, 'x') "
+        "WHEN id % 4 = 2 THEN id * 1.5 ELSE CAST(id AS BINARY) END"
+    )
+    for limit in ("", " LIMIT 7", " LIMIT 2900"):
+        for n in (20, 3000):
+            rows = run(c, f"SELECT id FROM mk.t WHERE id < {n} ORDER BY {key}{limit}")
+            kinds = [{0: 0, 2: 0, 1: 1, 3: 2}[i % 4] for (i,) in rows]
+            assert kinds == sorted(kinds), (n, limit)
+            nums = [i * (1.5 if i % 4 == 2 else 1) for (i,) in rows if i % 4 in (0, 2)]
+            assert nums == sorted(nums)
+    assert run(c, "SELECT 1") == ((1,),)
+    assert "panicked" not in kiln.output_text()
+    c.close()

@@ -1307,10 +1307,22 @@ pub(crate) fn limit_value(sess: &mut Session, e: &Expr) -> Result<u64> {
 
 /// ORDER BY comparison: NULLs first, then MySQL's comparison (strings under `coll`).
 fn order_cmp(a: &Value, b: &Value, coll: Coll) -> std::cmp::Ordering {
-    match (a.is_null(), b.is_null()) {
-        (true, true) => std::cmp::Ordering::Equal,
-        (true, false) => std::cmp::Ordering::Less,
-        (false, true) => std::cmp::Ordering::Greater,
+    // A key whose values are of different kinds (`CASE … THEN id ELSE CONCAT(…)`)
+    // must still be a total order: mixed number / string / binary comparisons are
+    // not transitive, and a sort given an inconsistent order may panic. Values of
+    // different kinds order by kind (numbers, then strings, then binary strings);
+    // MySQL would type such a key as a string and compare all values as text.
+    fn kind(v: &Value) -> u8 {
+        match v {
+            Value::Null => 0,
+            Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_) => 1,
+            Value::Str(_) => 2,
+            Value::Bytes(_) => 3,
+        }
+    }
+    match (kind(a), kind(b)) {
+        (x, y) if x != y => x.cmp(&y),
+        (0, _) => std::cmp::Ordering::Equal,
         _ => compare_in(a, b, coll).unwrap_or(std::cmp::Ordering::Equal),
     }
 }
