@@ -29,6 +29,7 @@ pub mod rowfmt;
 pub mod session;
 mod session_acl;
 mod session_mdl;
+mod session_point;
 mod session_trx;
 pub mod show;
 pub mod status;
