@@ -362,8 +362,16 @@ pub(crate) fn add_indexes_in_place(
 /// The sorted entries of secondary index `ix` over the table's current rows (1062 if
 /// a unique index finds two rows with the same non-NULL key).
 pub(crate) fn index_entries(t: &TableHandle, ix: &IndexDef) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    // Only the index's columns are decoded (a sysbench table's long `c` and `pad`
+    // strings are skipped); a unique index keeps its rows' key values for 1062's text.
+    let mut needed = vec![false; t.def.columns.len()];
+    for p in &ix.parts {
+        needed[p.column] = true;
+    }
+    let unique = ix.kind == IndexKindDef::Unique;
     let mut entries: Vec<(Vec<u8>, Vec<u8>, usize)> = Vec::new();
-    let mut rows = Vec::new();
+    let mut key_values: Vec<Vec<Value>> = Vec::new();
+    let mut values = Vec::new();
     for r in t.storage.clustered.range(
         std::ops::Bound::Unbounded,
         std::ops::Bound::Unbounded,
@@ -376,13 +384,15 @@ pub(crate) fn index_entries(t: &TableHandle, ix: &IndexDef) -> Result<Vec<(Vec<u
         if e.delete_marked {
             continue;
         }
-        let values = t.shape.decode(e.row);
+        t.shape.decode_masked(e.row, Some(&needed), &mut values)?;
         let key = rowfmt::index_key(&t.def.columns, &t.shape.colls, ix, &values);
         let has_null = ix.parts.iter().any(|p| values[p.column].is_null());
         let (k, val) = kiln_storage::trx::bulk_secondary_entry(&key, &pk);
         let key_len = if has_null { usize::MAX } else { key.len() };
         entries.push((k, val, key_len));
-        rows.push(values);
+        if unique {
+            key_values.push(ix.parts.iter().map(|p| values[p.column].clone()).collect());
+        }
         if entries.len() > crate::exec::select::ROWS_IN_MEMORY_MAX {
             return Err(KilnError::with_message(
                 ErrorKind::ER_OUT_OF_RESOURCES,
@@ -392,15 +402,13 @@ pub(crate) fn index_entries(t: &TableHandle, ix: &IndexDef) -> Result<Vec<(Vec<u
     }
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by(|a, b| entries[*a].0.cmp(&entries[*b].0));
-    if ix.kind == IndexKindDef::Unique {
+    if unique {
         for w in order.windows(2) {
             let (a, b) = (&entries[w[0]], &entries[w[1]]);
             if a.2 != usize::MAX && a.2 == b.2 && a.0[..a.2] == b.0[..b.2] {
-                let row = &rows[w[1]];
-                let val: Vec<String> = ix
-                    .parts
+                let val: Vec<String> = key_values[w[1]]
                     .iter()
-                    .map(|p| row[p.column].to_string_lossy().unwrap_or_default())
+                    .map(|v| v.to_string_lossy().unwrap_or_default())
                     .collect();
                 return Err(KilnError::new(
                     ErrorKind::ER_DUP_ENTRY,

@@ -341,6 +341,11 @@ impl BTree {
                 Err(i) if i < node::n_slots(&leaf) => {
                     return Ok(Probe::Next(Some(node::key(&leaf, i).to_vec())));
                 }
+                // Past the rightmost leaf's last entry (an append: auto-increment
+                // keys): nothing follows, without a second descent.
+                Err(_) if get_u32(&leaf, OFF_NEXT) == FIL_NULL => {
+                    return Ok(Probe::Next(None));
+                }
                 Err(_) => {} // past this leaf's last entry: the next leaf decides
             }
         }
