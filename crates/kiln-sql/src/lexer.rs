@@ -255,6 +255,18 @@ impl<'a> Lexer<'a> {
                     }
                     self.push(Tok::Word(w), start)?;
                 }
+                // Punctuation no longer operator starts with: no scan of OPS (a
+                // multi-row INSERT is mostly these).
+                b'(' | b')' | b',' | b';' => {
+                    self.pos += 1;
+                    let op = match c {
+                        b'(' => "(",
+                        b')' => ")",
+                        b',' => ",",
+                        _ => ";",
+                    };
+                    self.push(Tok::Op(op), start)?;
+                }
                 _ => {
                     let rest = &self.s[self.pos..];
                     let op = OPS
