@@ -123,3 +123,36 @@ def test_prepared_ddl_commits_and_runs(c):
     run(c, "ROLLBACK")
     assert run(c, "SELECT v FROM t WHERE id = 9") == (("nine",),)
     assert run(c, "SHOW TABLES LIKE 't2'") == (("t2",),)
+
+
+def test_prepare_checks_column_names(c):
+    # MySQL resolves every name at PREPARE: an unknown column is 1054 then, not at
+    # the first EXECUTE, in the select list and in the WHERE.
+    assert err(c, "PREPARE s FROM 'SELECT nosuch FROM t'") == (
+        1054,
+        "Unknown column 'nosuch' in 'field list'",
+    )
+    assert err(c, "PREPARE s FROM 'SELECT id, v + t.nope FROM t WHERE id = ?'") == (
+        1054,
+        "Unknown column 't.nope' in 'field list'",
+    )
+    assert err(c, "PREPARE s FROM 'SELECT v FROM t WHERE missing = ?'") == (
+        1054,
+        "Unknown column 'missing' in 'where clause'",
+    )
+    # A select-list alias is not visible in the WHERE.
+    assert err(c, "PREPARE s FROM 'SELECT v AS w FROM t WHERE w = ?'") == (
+        1054,
+        "Unknown column 'w' in 'where clause'",
+    )
+    # Valid names, parameters, aggregates, subqueries and joins still prepare.
+    for sql in [
+        "SELECT v, id + ? FROM t WHERE id > ?",
+        "SELECT COUNT(*), MAX(v) FROM t WHERE v LIKE ?",
+        "SELECT (SELECT MAX(id) FROM t t2 WHERE t2.id < t.id) FROM t",
+        "SELECT a.v FROM t a JOIN t b ON a.id = b.id WHERE b.v = ?",
+        "SELECT v FROM t WHERE EXISTS (SELECT 1 FROM t t3 WHERE t3.id = t.id)",
+    ]:
+        run(c, "PREPARE ok FROM %s", (sql,))
+    run(c, "SET @x = 1")
+    assert run(c, "EXECUTE ok") == (("one",), ("two",))

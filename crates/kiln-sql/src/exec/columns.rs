@@ -7,7 +7,7 @@ use super::bind::{Scope, ScopeColumn, bind};
 use super::coltype::column_info;
 use super::join_using;
 use super::select::{
-    SourceTable, info_schema_relation, is_info_schema, resolve_table, table_scope,
+    SourceTable, has_subquery, info_schema_relation, is_info_schema, resolve_table, table_scope,
 };
 use crate::ast::*;
 use crate::result::ColumnInfo;
@@ -105,6 +105,14 @@ pub fn describe(sess: &mut Session, s: &Select) -> Result<Vec<ColumnInfo>> {
         }));
         scope.columns.extend(sc.columns);
     }
+    // MySQL checks every column name at PREPARE: the select list's above, the
+    // WHERE's here (select-list aliases are not visible in either).
+    if let Some(f) = &s.filter
+        && let Err(err) = bind(f, &scope, "where clause")
+        && unknown_column(&err, f)
+    {
+        return Err(err);
+    }
     let mut out = Vec::new();
     for item in &s.items {
         match &item.expr {
@@ -126,7 +134,11 @@ pub fn describe(sess: &mut Session, s: &Select) -> Result<Vec<ColumnInfo>> {
                 }
             }
             e => {
-                let bound = bind(e, &scope, "field list").unwrap_or_else(|_| e.clone());
+                let bound = match bind(e, &scope, "field list") {
+                    Ok(b) => b,
+                    Err(err) if unknown_column(&err, e) => return Err(err),
+                    Err(_) => e.clone(),
+                };
                 out.push(column_info(
                     &bound,
                     &item.name,
@@ -141,4 +153,11 @@ pub fn describe(sess: &mut Session, s: &Select) -> Result<Vec<ColumnInfo>> {
         }
     }
     Ok(out)
+}
+
+/// Whether binding `e` failed for an unknown column that the statement itself names
+/// (1054), which PREPARE reports. Other failures are left to execution: expressions
+/// with subqueries bind outer references only when run.
+fn unknown_column(err: &kiln_common::KilnError, e: &Expr) -> bool {
+    err.code == kiln_common::ErrorKind::ER_BAD_FIELD_ERROR.code() && !has_subquery(e)
 }
