@@ -31,9 +31,10 @@ use super::dml::{
     apply_update, check_target_not_in_subqueries, convert_row, default_functions, default_of,
     same_value,
 };
+use super::join::join;
 use super::select::{
-    Relation, SourceTable, check_unique_aliases, info_schema_relation, is_info_schema, join,
-    read_table, relation_of, resolve_table, run_subqueries, table_scope,
+    Relation, SourceTable, check_unique_aliases, info_schema_relation, is_info_schema, read_table,
+    relation_of, resolve_table, run_subqueries, table_scope,
 };
 use crate::ast::TriggerTiming as Tm;
 use crate::ast::*;
