@@ -334,9 +334,16 @@ def test_joins_list_tables_in_loop_order(conn):
         ("t2", "ALL", None, None),
         ("s", "ref", "k_1", f"{DB}.t2.a"),
     ]
-    # An equality no index serves: a hash join.
+    # An equality no index serves: a hash join, the smaller table (t2) read first
+    # (exec/join_order.rs).
     r = explain(conn, "SELECT * FROM sbtest1 s JOIN t2 ON s.c = t2.b")
-    assert [(x[2], x[4], x[11]) for x in r] == [("s", "ALL", None), ("t2", "ALL", "Using where; " + hj)]
+    assert [(x[2], x[4], x[11]) for x in r] == [
+        ("t2", "ALL", None),
+        ("s", "ALL", "Using where; " + hj),
+    ]
+    # STRAIGHT_JOIN keeps the written order.
+    r = explain(conn, "SELECT STRAIGHT_JOIN * FROM sbtest1 s JOIN t2 ON s.c = t2.b")
+    assert [x[2] for x in r] == ["s", "t2"]
     r = explain(conn, "SELECT * FROM sbtest1 s, t2 ORDER BY s.c")
     assert [x[11] for x in r] == ["Using filesort", jb]
     # A comma join on a WHERE equality joins as the inner join it is.

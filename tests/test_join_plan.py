@@ -284,3 +284,45 @@ def test_locking_join_through_index_locks_inner_rows(big):
         assert e.value.args[0] == 1205
         run(c1, "ROLLBACK")
     assert run(c2, "UPDATE b SET w = 'w11' WHERE id = 11") is not None
+
+
+def test_join_order_from_row_estimates(big):
+    c = big.connect(database=DB)
+    run(c, "CREATE TABLE few (id INT PRIMARY KEY, name VARCHAR(10))")
+    run(c, "INSERT INTO few VALUES (3, 'three'), (4, 'four')")
+    # Written big table first: the 2-row table drives, the 20,000-row one is read
+    # through its index per row (2 lookups, not 20,000).
+    sql = "SELECT * FROM b JOIN few ON b.a_id = few.id ORDER BY b.id"
+    rows, d = delta(c, sql)
+    # SELECT * keeps the written order of the columns.
+    assert rows == ((3, 3, "w3", 3, "three"), (4, 4, "w4", 4, "four"))
+    assert d["Kiln_join_index_lookups"] == 2
+    assert d["Kiln_join_pairs_checked"] == 2
+    plan = run(c, "EXPLAIN " + sql)
+    assert [(r[2], r[4], r[6], r[8]) for r in plan] == [
+        ("few", "ALL", None, None),
+        ("b", "ref", "ka", f"{DB}.few.id"),
+    ]
+    # The same through a comma list and WHERE, and with three tables.
+    rows, d = delta(c, "SELECT few.name, b.id FROM b, few WHERE few.id = b.a_id ORDER BY 2")
+    assert rows == (("three", 3), ("four", 4))
+    assert d["Kiln_join_index_lookups"] == 2
+    sql = ("SELECT a.v, b.w, few.name FROM a JOIN b ON a.id = b.a_id "
+           "JOIN few ON few.id = b.id ORDER BY a.v")
+    rows, d = delta(c, sql)
+    assert rows == (("v3", "w3", "three"), ("v4", "w4", "four"))
+    assert d["Kiln_join_pairs_checked"] <= 6
+    plan = run(c, "EXPLAIN " + sql)
+    assert [r[2] for r in plan] == ["few", "b", "a"]
+    assert [r[4] for r in plan] == ["ALL", "eq_ref", "eq_ref"]
+    # STRAIGHT_JOIN keeps the written order (and so reads b whole).
+    for sql in ("SELECT STRAIGHT_JOIN b.id FROM b JOIN few ON b.a_id = few.id",
+                "SELECT b.id FROM b STRAIGHT_JOIN few ON b.a_id = few.id"):
+        plan = run(c, "EXPLAIN " + sql)
+        assert [(r[2], r[4]) for r in plan] == [("b", "ALL"), ("few", "eq_ref")]
+        rows, d = delta(c, sql)
+        assert sorted(rows) == [(3,), (4,)]
+        assert d["Kiln_join_index_lookups"] == N
+    # LEFT JOIN keeps its written order.
+    plan = run(c, "EXPLAIN SELECT * FROM b LEFT JOIN few ON b.a_id = few.id")
+    assert [r[2] for r in plan] == ["b", "few"]

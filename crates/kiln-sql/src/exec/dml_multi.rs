@@ -1,7 +1,7 @@
 //! Multi-table UPDATE and DELETE (`UPDATE t1 JOIN t2 ON … SET t1.a = …, t2.b = …`,
 //! `DELETE t1, t2 FROM …`, `DELETE FROM t1, t2 USING …`).
 //!
-//! The FROM clause is joined with the SELECT executor's machinery (`select::join`),
+//! The FROM clause is joined with the SELECT executor's machinery (`join::join`),
 //! each base table read by a locking read — X locks on the tables the statement
 //! changes, S locks on the ones it only reads (InnoDB's locking for the tables an
 //! UPDATE/DELETE reads) — with its primary key carried in a hidden slot after its

@@ -18,12 +18,13 @@
 //!   row in const table", a row the rest of WHERE rejects is "Impossible WHERE
 //!   noticed after reading const tables". A WHERE with a constant false conjunct is
 //!   "Impossible WHERE" (access.rs then reads nothing).
-//! - Joins (and derived or information_schema tables) are select.rs's nested loops
-//!   over fully read inputs: every table `ALL`, listed in the order the loops run (a
-//!   RIGHT JOIN's right side first); each later table is "Using join buffer (Block
-//!   Nested Loop)", a table whose ON condition (or, on the last table, the WHERE) is
-//!   evaluated as it is joined is "Using where". Derived tables are materialized:
-//!   `<derivedN>` plus DERIVED rows.
+//! - Joins are listed in the order the executor reads the tables (join_order.rs; a
+//!   RIGHT JOIN's right side first) and each joined table says what join.rs does
+//!   (explain_join.rs): `eq_ref` / `ref` for an index nested loop, "Using join buffer
+//!   (hash join)" or "(Block Nested Loop)" for a table read whole; a table WHERE
+//!   conjuncts are pushed to (join_push.rs) shows its access path. A table whose ON
+//!   condition (or, on the last table, the WHERE) is evaluated as it is joined is
+//!   "Using where". Derived tables are materialized: `<derivedN>` plus DERIVED rows.
 //! - "Using where" on a single table when a conjunct is re-checked on the rows read
 //!   (not for the equalities a const / ref key read already guarantees); "Using
 //!   temporary" for GROUP BY and DISTINCT (hash tables, group.rs); "Using filesort"
@@ -52,7 +53,9 @@ use kiln_common::{ErrorKind, KilnError, Result};
 use super::RowEnv;
 use super::access::{self, Access, Lock};
 use super::bind::{self, Scope, ScopeColumn, bind, conjuncts, is_constant};
-use super::explain_join::{Leaf, LeafSource, comma_leaves, index_row, inner_plan, join_leaves};
+use super::explain_join::{
+    Leaf, LeafSource, comma_leaves, index_row, inner_plan, join_leaves, order_leaves,
+};
 use super::key_len::key_part_len;
 use super::select::{
     check_unique_aliases, has_subquery, is_info_schema, resolve_table, table_scope,
@@ -536,7 +539,10 @@ impl Explainer<'_> {
             Some(f) => super::join_push::Pushdown::new(self.sess, &s.from, f)?,
             None => super::join_push::Pushdown::default(),
         };
-        let leaves = comma_leaves(self.sess, &s.from, &push)?;
+        let leaves = match super::join_order::plan(self.sess, &s.from, s.straight_join, &push)? {
+            Some(order) => order_leaves(&order),
+            None => comma_leaves(self.sess, &s.from, &push)?,
+        };
         let where_filters = filter
             .as_ref()
             .is_some_and(|f| !constant_true(self.sess, f));

@@ -285,3 +285,26 @@ pub(super) fn comma_leaves(
     }
     Ok(leaves)
 }
+
+/// The leaves of inner joins reordered by join_order.rs, in the order they are read.
+pub(super) fn order_leaves(order: &super::join_order::Order) -> Vec<Leaf> {
+    order
+        .tables
+        .iter()
+        .zip(&order.on)
+        .enumerate()
+        .map(|(k, ((h, alias), on))| Leaf {
+            alias: alias.clone(),
+            source: LeafSource::Base(h.clone()),
+            condition: on.is_some(),
+            inner_of: (k > 0).then(|| InnerOf {
+                outer_start: 0,
+                on: on.clone(),
+                using: Vec::new(),
+                natural: false,
+                plain: true,
+            }),
+            eligible: true,
+        })
+        .collect()
+}

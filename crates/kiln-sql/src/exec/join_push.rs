@@ -59,6 +59,14 @@ impl Pushdown {
         (!bind::contains_aggregate(&b)).then_some(b)
     }
 
+    /// The conjuncts naming several tables, with their tables.
+    pub(crate) fn multi_table(&self) -> impl Iterator<Item = (&[String], &Expr)> {
+        self.by_alias
+            .iter()
+            .filter(|(a, _)| a.len() > 1)
+            .map(|(a, e)| (a.as_slice(), e))
+    }
+
     /// The conjuncts joining `next` (the aliases of a comma-list item) to the items
     /// before it (`done`): every table they name is in one of the two, some in each.
     /// An inner join's ON condition is its WHERE's, so they can join the item as ON

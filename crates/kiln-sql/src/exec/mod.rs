@@ -26,6 +26,7 @@ pub mod insert;
 pub mod join;
 pub mod join_hash;
 pub mod join_index;
+pub mod join_order;
 pub mod join_push;
 pub mod join_using;
 pub mod key_len;

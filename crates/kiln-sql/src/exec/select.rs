@@ -497,6 +497,13 @@ pub fn from_clause(
         Some(f) => Some(super::join_push::Pushdown::new(sess, from, f)?),
         None => None,
     };
+    // Inner joins of base tables: in the order the cost model picks (join_order.rs).
+    let straight = select.is_some_and(|s| s.straight_join);
+    let no_push = super::join_push::Pushdown::default();
+    let p = push.as_ref().unwrap_or(&no_push);
+    if let Some(order) = super::join_order::plan(sess, from, straight, p)? {
+        return Ok((super::join_order::run(sess, &order, lock, p)?, false, false));
+    }
     // Comma-list items join on the WHERE conjuncts between them and the items before
     // (as an inner join's ON: join_push.rs `join_condition`).
     let mut rel: Option<Relation> = None;
