@@ -241,3 +241,52 @@ pub(crate) fn run(
     }
     Ok(Some(rows))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(v: Value, c: Class) -> Option<u64> {
+        hash_key(&[v], &[c])
+    }
+
+    #[test]
+    fn equal_numbers_hash_alike() {
+        let n = Class::Number;
+        let one = key(Value::Int(1), n);
+        assert!(one.is_some());
+        assert_eq!(one, key(Value::UInt(1), n));
+        assert_eq!(one, key(Value::Double(1.0), n));
+        assert_eq!(one, key(Value::Decimal("1.00".into()), n));
+        assert_eq!(key(Value::Double(-0.0), n), key(Value::Int(0), n));
+        assert_ne!(one, key(Value::Int(2), n));
+        assert_eq!(key(Value::Null, n), None);
+    }
+
+    #[test]
+    fn equal_texts_hash_alike_under_the_collation() {
+        let ci = Class::Text(Coll::of("utf8mb4_general_ci"));
+        let bin = Class::Text(Coll::of("utf8mb4_bin"));
+        let s = |t: &str| Value::Str(t.into());
+        assert_eq!(key(s("ab"), ci), key(s("AB "), ci));
+        assert_ne!(key(s("ab"), bin), key(s("AB"), bin));
+        assert_eq!(key(s("ab"), bin), key(s("ab "), bin));
+    }
+
+    #[test]
+    fn mixed_key_columns_do_not_hash() {
+        let c = Coll::of("utf8mb4_general_ci");
+        let nums = vec![vec![Value::Int(1)]];
+        let texts = vec![vec![Value::Str("1".into())]];
+        let dates = vec![vec![Value::Str("2020-01-01".into())]];
+        let bytes = vec![vec![Value::Bytes(b"1".to_vec())]];
+        assert!(matches!(class_of(0, &nums, &nums, c), Some(Class::Number)));
+        assert!(matches!(
+            class_of(0, &texts, &texts, c),
+            Some(Class::Text(_))
+        ));
+        assert!(class_of(0, &nums, &texts, c).is_none());
+        assert!(class_of(0, &dates, &texts, c).is_none());
+        assert!(class_of(0, &bytes, &bytes, c).is_none());
+    }
+}
