@@ -320,16 +320,45 @@ def test_no_tables_and_impossible_where(conn):
 
 def test_joins_list_tables_in_loop_order(conn):
     jb = "Using join buffer (Block Nested Loop)"
+    hj = "Using join buffer (hash join)"
+    # WHERE's conjunct on s alone picks s's access path; t2 is read per s row through
+    # its index on (a, b) (exec/join_index.rs), a tenth of its rows per key.
     assert explain(conn, "SELECT * FROM sbtest1 s JOIN t2 ON s.k = t2.a WHERE s.id < 5") == [
-        row(1, "SIMPLE", "s", "ALL", rows=1000),
-        row(1, "SIMPLE", "t2", "ALL", rows=50, extra="Using where; " + jb),
+        row(1, "SIMPLE", "s", "range", "PRIMARY", "PRIMARY", "4", rows=4, extra="Using where"),
+        row(1, "SIMPLE", "t2", "ref", "ab", "ab", "5", f"{DB}.s.k", 5, "Using where"),
     ]
-    # A RIGHT JOIN runs as a LEFT JOIN with the sides swapped.
+    # A RIGHT JOIN runs as a LEFT JOIN with the sides swapped: s is the inner side,
+    # its k_1 index serves t2.a.
     r = explain(conn, "SELECT * FROM sbtest1 s RIGHT JOIN t2 ON s.k = t2.a")
-    assert [x[2] for x in r] == ["t2", "s"]
-    assert r[1][11] == "Using where; " + jb
+    assert [(x[2], x[4], x[6], x[8]) for x in r] == [
+        ("t2", "ALL", None, None),
+        ("s", "ref", "k_1", f"{DB}.t2.a"),
+    ]
+    # An equality no index serves: a hash join, the smaller table (t2) read first
+    # (exec/join_order.rs).
+    r = explain(conn, "SELECT * FROM sbtest1 s JOIN t2 ON s.c = t2.b")
+    assert [(x[2], x[4], x[11]) for x in r] == [
+        ("t2", "ALL", None),
+        ("s", "ALL", "Using where; " + hj),
+    ]
+    # STRAIGHT_JOIN keeps the written order.
+    r = explain(conn, "SELECT STRAIGHT_JOIN * FROM sbtest1 s JOIN t2 ON s.c = t2.b")
+    assert [x[2] for x in r] == ["s", "t2"]
     r = explain(conn, "SELECT * FROM sbtest1 s, t2 ORDER BY s.c")
     assert [x[11] for x in r] == ["Using filesort", jb]
+    # A comma join on a WHERE equality joins as the inner join it is.
+    r = explain(conn, "SELECT * FROM t2, sbtest1 s WHERE s.id = t2.u")
+    assert [(x[2], x[4], x[6], x[8]) for x in r] == [
+        ("t2", "ALL", None, None),
+        ("s", "eq_ref", "PRIMARY", f"{DB}.t2.u"),
+    ]
+    # A conjunct on a table the WHERE sees NULL-extended stays on the joined rows.
+    r = explain(conn, "SELECT * FROM t2 LEFT JOIN sbtest1 s ON s.id = t2.u WHERE s.k = 3")
+    assert [(x[2], x[4]) for x in r] == [("t2", "ALL"), ("s", "eq_ref")]
+    assert run(conn, "SELECT COUNT(*) FROM t2 LEFT JOIN sbtest1 s ON s.id = t2.u "
+                     "WHERE s.k IS NULL") == ((0,),)
+    assert run(conn, "SELECT COUNT(*) FROM t2 LEFT JOIN sbtest1 s ON s.id = t2.u + 990 "
+                     "WHERE s.k IS NULL") == ((40,),)
 
 
 def test_derived_tables_are_materialized(conn):

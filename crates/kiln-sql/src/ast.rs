@@ -308,6 +308,9 @@ pub struct Select {
     pub union_offset: Option<Expr>,
     /// `WINDOW w AS (...), ...`: the named windows (each with `name` set).
     pub windows: Vec<WindowSpec>,
+    /// `SELECT STRAIGHT_JOIN` or a `STRAIGHT_JOIN` operator: the tables join in the
+    /// written order (exec/join_order.rs does not reorder them).
+    pub straight_join: bool,
 }
 
 impl Select {
@@ -328,6 +331,7 @@ impl Select {
             union_limit: None,
             union_offset: None,
             windows: Vec::new(),
+            straight_join: false,
         }
     }
 }

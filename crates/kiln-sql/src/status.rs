@@ -105,6 +105,9 @@ pub const ROW_COUNTERS: &[&str] = &[
     "Innodb_rows_inserted",
     "Innodb_rows_read",
     "Innodb_rows_updated",
+    "Kiln_join_hash_builds",
+    "Kiln_join_index_lookups",
+    "Kiln_join_pairs_checked",
     "Kiln_point_plan_hits",
     "Kiln_point_plans",
 ];

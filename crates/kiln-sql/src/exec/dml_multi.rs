@@ -1,7 +1,7 @@
 //! Multi-table UPDATE and DELETE (`UPDATE t1 JOIN t2 ON … SET t1.a = …, t2.b = …`,
 //! `DELETE t1, t2 FROM …`, `DELETE FROM t1, t2 USING …`).
 //!
-//! The FROM clause is joined with the SELECT executor's machinery (`select::join`),
+//! The FROM clause is joined with the SELECT executor's machinery (`join::join`),
 //! each base table read by a locking read — X locks on the tables the statement
 //! changes, S locks on the ones it only reads (InnoDB's locking for the tables an
 //! UPDATE/DELETE reads) — with its primary key carried in a hidden slot after its
@@ -31,9 +31,10 @@ use super::dml::{
     apply_update, check_target_not_in_subqueries, convert_row, default_functions, default_of,
     same_value,
 };
+use super::join::join;
 use super::select::{
-    Relation, SourceTable, check_unique_aliases, info_schema_relation, is_info_schema, join,
-    read_table, relation_of, resolve_table, run_subqueries, table_scope,
+    Relation, SourceTable, check_unique_aliases, info_schema_relation, is_info_schema, read_table,
+    relation_of, resolve_table, run_subqueries, table_scope,
 };
 use crate::ast::TriggerTiming as Tm;
 use crate::ast::*;

@@ -18,12 +18,13 @@
 //!   row in const table", a row the rest of WHERE rejects is "Impossible WHERE
 //!   noticed after reading const tables". A WHERE with a constant false conjunct is
 //!   "Impossible WHERE" (access.rs then reads nothing).
-//! - Joins (and derived or information_schema tables) are select.rs's nested loops
-//!   over fully read inputs: every table `ALL`, listed in the order the loops run (a
-//!   RIGHT JOIN's right side first); each later table is "Using join buffer (Block
-//!   Nested Loop)", a table whose ON condition (or, on the last table, the WHERE) is
-//!   evaluated as it is joined is "Using where". Derived tables are materialized:
-//!   `<derivedN>` plus DERIVED rows.
+//! - Joins are listed in the order the executor reads the tables (join_order.rs; a
+//!   RIGHT JOIN's right side first) and each joined table says what join.rs does
+//!   (explain_join.rs): `eq_ref` / `ref` for an index nested loop, "Using join buffer
+//!   (hash join)" or "(Block Nested Loop)" for a table read whole; a table WHERE
+//!   conjuncts are pushed to (join_push.rs) shows its access path. A table whose ON
+//!   condition (or, on the last table, the WHERE) is evaluated as it is joined is
+//!   "Using where". Derived tables are materialized: `<derivedN>` plus DERIVED rows.
 //! - "Using where" on a single table when a conjunct is re-checked on the rows read
 //!   (not for the equalities a const / ref key read already guarantees); "Using
 //!   temporary" for GROUP BY and DISTINCT (hash tables, group.rs); "Using filesort"
@@ -52,6 +53,9 @@ use kiln_common::{ErrorKind, KilnError, Result};
 use super::RowEnv;
 use super::access::{self, Access, Lock};
 use super::bind::{self, Scope, ScopeColumn, bind, conjuncts, is_constant};
+use super::explain_join::{
+    Leaf, LeafSource, comma_leaves, index_row, inner_plan, join_leaves, order_leaves,
+};
 use super::key_len::key_part_len;
 use super::select::{
     check_unique_aliases, has_subquery, is_info_schema, resolve_table, table_scope,
@@ -69,6 +73,9 @@ pub const DIVE_ROWS_MAX: u64 = 10_000;
 
 /// The Extra text of a table joined by kiln's nested loop over a buffered input.
 const JOIN_BUFFER: &str = "Using join buffer (Block Nested Loop)";
+
+/// The Extra text of a table joined by a hash join (join_hash.rs).
+const HASH_JOIN: &str = "Using join buffer (hash join)";
 
 /// The Extra text of an index read backwards for ORDER BY ... DESC (MySQL 8.0's).
 const BACKWARD: &str = "Backward index scan";
@@ -528,10 +535,14 @@ impl Explainer<'_> {
         }
         // Joins, derived and information_schema tables: nested loops over inputs
         // read whole (select.rs relation_of / join), WHERE on the joined rows.
-        let mut leaves = Vec::new();
-        for f in &s.from {
-            join_leaves(self.sess, f, &mut leaves)?;
-        }
+        let push = match &filter {
+            Some(f) => super::join_push::Pushdown::new(self.sess, &s.from, f)?,
+            None => super::join_push::Pushdown::default(),
+        };
+        let leaves = match super::join_order::plan(self.sess, &s.from, s.straight_join, &push)? {
+            Some(order) => order_leaves(&order),
+            None => comma_leaves(self.sess, &s.from, &push)?,
+        };
         let where_filters = filter
             .as_ref()
             .is_some_and(|f| !constant_true(self.sess, f));
@@ -542,12 +553,17 @@ impl Explainer<'_> {
             derived,
             where_filters,
             after,
+            Some(&push),
         )?;
         Ok(outer)
     }
 
     /// Rows for tables joined by nested loops, in loop order; `select_type` names each
-    /// table's (UPDATE / DELETE targets differ in multi-table statements).
+    /// table's (UPDATE / DELETE targets differ in multi-table statements). `push`: a
+    /// SELECT's WHERE conjuncts by table (join_push.rs); a SELECT also reads an inner
+    /// base table through an index where join_index.rs chooses one (not multi-table
+    /// DML, which reads every table whole).
+    #[allow(clippy::too_many_arguments)]
     fn join_rows(
         &mut self,
         leaves: &[Leaf],
@@ -556,20 +572,71 @@ impl Explainer<'_> {
         derived: &[(String, u64)],
         where_filters: bool,
         after: Vec<String>,
+        push: Option<&super::join_push::Pushdown>,
     ) -> Result<Outer> {
         let mut scope = Scope::default();
         let mut tables: Vec<(&TableHandle, usize)> = Vec::new();
+        let mut starts = Vec::with_capacity(leaves.len());
+        let block_start = self.rows.len();
         let last = leaves.len().saturating_sub(1);
         for (i, leaf) in leaves.iter().enumerate() {
             let mut row = Row::new(id, &select_type(leaf));
             row.access = Some("ALL");
             row.filtered = Some(100.0);
+            starts.push(scope.columns.len());
+            let mut joined = (None, None, false);
+            let mut leaf_scope = Scope::default();
             match &leaf.source {
                 LeafSource::Base(h) => {
                     row.table = Some(leaf.alias.clone());
                     row.rows = Some(table_rows(h));
+                    leaf_scope.columns = table_scope(h, &leaf.alias);
+                    let pushed = push
+                        .filter(|_| leaf.eligible)
+                        .and_then(|p| p.filter_for(&leaf.alias, &leaf_scope));
+                    if let Some(info) = &leaf.inner_of {
+                        let from = starts[info.outer_start];
+                        let base = push.is_some().then_some(&**h);
+                        joined =
+                            inner_plan(self.sess, &leaf_scope, info, &scope, from, &tables, base)?;
+                        if let (cond, Some(ij), _) = &joined {
+                            index_row(
+                                &mut row,
+                                h,
+                                ij,
+                                cond.as_ref(),
+                                &scope,
+                                from,
+                                &tables,
+                                pushed.is_some(),
+                            );
+                        }
+                    }
+                    if let (Some(f), None) = (&pushed, &joined.1) {
+                        let t = TableRead {
+                            h,
+                            alias: &leaf.alias,
+                            scope: &leaf_scope,
+                            filter: Some(f),
+                            dml: false,
+                            guessed: false,
+                            needed: None,
+                            order: None,
+                        };
+                        match self.table_row(&t, id, &select_type(leaf))? {
+                            Some(r) => row = r,
+                            None => {
+                                // No row can match: the block's one row says why.
+                                let why = self.rows.pop();
+                                self.rows.truncate(block_start);
+                                self.rows.extend(why);
+                                scope.columns.extend(leaf_scope.columns);
+                                return Ok(outer_of(scope, &tables));
+                            }
+                        }
+                    }
                     tables.push((h, scope.columns.len()));
-                    scope.columns.extend(table_scope(h, &leaf.alias));
+                    scope.columns.extend(leaf_scope.columns.iter().cloned());
                 }
                 LeafSource::Derived(cols) => {
                     let n = derived
@@ -598,11 +665,25 @@ impl Explainer<'_> {
                     }
                 }
             }
-            if leaf.condition || (i == last && where_filters) {
-                row.extra.push("Using where".into());
+            if let (None, Some(info)) = (&joined.1, &leaf.inner_of)
+                && !matches!(leaf.source, LeafSource::Base(_))
+            {
+                leaf_scope.columns = scope.columns[starts[i]..].to_vec();
+                let from = starts[info.outer_start];
+                let outer = Scope {
+                    columns: scope.columns[..starts[i]].to_vec(),
+                };
+                joined = inner_plan(self.sess, &leaf_scope, info, &outer, from, &tables, None)?;
             }
-            if i > 0 {
-                row.extra.push(JOIN_BUFFER.into());
+            let using_where = "Using where".to_string();
+            if (leaf.condition && joined.1.is_none() || (i == last && where_filters))
+                && !row.extra.contains(&using_where)
+            {
+                row.extra.push(using_where);
+            }
+            if i > 0 && joined.1.is_none() {
+                row.extra
+                    .push(if joined.2 { HASH_JOIN } else { JOIN_BUFFER }.into());
             }
             if i == 0 {
                 row.extra.extend(after.iter().cloned());
@@ -909,7 +990,7 @@ impl Explainer<'_> {
         if super::dml_multi::is_multi_update(u) {
             let mut leaves = Vec::new();
             for f in &u.tables {
-                join_leaves(self.sess, f, &mut leaves)?;
+                join_leaves(self.sess, f, &mut leaves, false)?;
             }
             check_unique_aliases(&u.tables)?;
             let targets: Vec<String> = leaves
@@ -934,7 +1015,7 @@ impl Explainer<'_> {
         if d.multi {
             let mut leaves = Vec::new();
             for f in &d.from {
-                join_leaves(self.sess, f, &mut leaves)?;
+                join_leaves(self.sess, f, &mut leaves, false)?;
             }
             check_unique_aliases(&d.from)?;
             let targets: Vec<String> = d.targets.iter().map(|t| t.name.clone()).collect();
@@ -1028,7 +1109,7 @@ impl Explainer<'_> {
                 "SIMPLE".to_string()
             }
         };
-        self.join_rows(leaves, 1, name, &derived, where_filters, Vec::new())?;
+        self.join_rows(leaves, 1, name, &derived, where_filters, Vec::new(), None)?;
         for (u, uid) in nested.iter().zip(ids) {
             let unit = if u.derived.is_some() {
                 Unit::Derived
@@ -1055,78 +1136,6 @@ struct TableRead<'a> {
     needed: Option<Vec<bool>>,
     /// The ORDER BY an index may serve (index_order.rs).
     order: Option<super::index_order::OrderReq>,
-}
-
-/// A table of a join, in the order the nested loops run.
-struct Leaf {
-    alias: String,
-    source: LeafSource,
-    /// An ON / USING condition is evaluated as this table's rows are joined.
-    condition: bool,
-}
-
-enum LeafSource {
-    Base(std::sync::Arc<TableHandle>),
-    /// A derived table's column names.
-    Derived(Vec<String>),
-    InfoSchema(String),
-}
-
-/// The tables of a FROM item in select.rs's loop order: a join's preserved side (the
-/// left one, the right one of a RIGHT JOIN) is the outer loop.
-fn join_leaves(sess: &mut Session, item: &FromItem, out: &mut Vec<Leaf>) -> Result<()> {
-    match item {
-        FromItem::Table { name, alias } if is_info_schema(sess, name) => out.push(Leaf {
-            alias: alias.clone().unwrap_or_else(|| name.name.clone()),
-            source: LeafSource::InfoSchema(name.name.clone()),
-            condition: false,
-        }),
-        FromItem::Table { name, alias } => {
-            let h = resolve_table(sess, name)?;
-            out.push(Leaf {
-                alias: alias.clone().unwrap_or_else(|| h.def.name.clone()),
-                source: LeafSource::Base(h),
-                condition: false,
-            });
-        }
-        FromItem::Derived { select, alias, .. } => {
-            let columns = if select.from.is_empty() {
-                select.items.iter().map(|i| i.name.clone()).collect()
-            } else {
-                super::columns::describe(sess, select)?
-                    .into_iter()
-                    .map(|c| c.name)
-                    .collect()
-            };
-            out.push(Leaf {
-                alias: alias.clone(),
-                source: LeafSource::Derived(columns),
-                condition: false,
-            });
-        }
-        FromItem::Join {
-            left,
-            right,
-            kind,
-            on,
-            using,
-            natural,
-        } => {
-            let (first, second) = if *kind == JoinKind::Right {
-                (right, left)
-            } else {
-                (left, right)
-            };
-            join_leaves(sess, first, out)?;
-            join_leaves(sess, second, out)?;
-            let cond =
-                on.as_ref().is_some_and(|e| !is_constant(e)) || !using.is_empty() || *natural;
-            if cond && let Some(l) = out.last_mut() {
-                l.condition = true;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The table's row estimate (at least 1, as MySQL's optimizer counts a table).
@@ -1202,7 +1211,7 @@ fn escapes(sess: &mut Session, sel: &Select, enclosing: &[(String, Vec<String>)]
 /// `e` with its uncorrelated subqueries replaced as select.rs's `run_subqueries`
 /// replaces them, by stand-in values of their result types instead of their results
 /// (EXPLAIN runs no subquery). Returns whether any stand-in value was used.
-fn stand_in_subqueries(sess: &mut Session, e: &Expr) -> Result<(Expr, bool)> {
+pub(super) fn stand_in_subqueries(sess: &mut Session, e: &Expr) -> Result<(Expr, bool)> {
     let mut used = false;
     let out = bind::rewrite(e, &mut |x| match x {
         Expr::Literal(Value::Bytes(b)) if outer_mark_param(b).is_some() => {

@@ -15,7 +15,7 @@ use super::access::{self, Lock};
 use super::bind::{self, Scope, ScopeColumn, bind, conjuncts, contains_aggregate, is_aggregate};
 use super::coltype::{column_info, numeric_temporals};
 use super::group::{Distinct, check_full_group_by, distinct, group};
-use super::join_using;
+use super::join::{Side, join_sides};
 use super::union_types;
 use super::window;
 use crate::ast::*;
@@ -264,7 +264,7 @@ pub fn read_table_ordered(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn read_planned(
+pub(crate) fn read_planned(
     sess: &mut Session,
     h: &Arc<TableHandle>,
     scope: Option<&Scope>,
@@ -491,13 +491,43 @@ pub fn from_clause(
             ordered,
         ));
     }
+    // WHERE conjuncts on one table alone are applied as it is read (join_push.rs);
+    // WHERE is still evaluated whole on the joined rows.
+    let push = match filter {
+        Some(f) => Some(super::join_push::Pushdown::new(sess, from, f)?),
+        None => None,
+    };
+    // Inner joins of base tables: in the order the cost model picks (join_order.rs).
+    let straight = select.is_some_and(|s| s.straight_join);
+    let no_push = super::join_push::Pushdown::default();
+    let p = push.as_ref().unwrap_or(&no_push);
+    if let Some(order) = super::join_order::plan(sess, from, straight, p)? {
+        return Ok((super::join_order::run(sess, &order, lock, p)?, false, false));
+    }
+    // Comma-list items join on the WHERE conjuncts between them and the items before
+    // (as an inner join's ON: join_push.rs `join_condition`).
     let mut rel: Option<Relation> = None;
+    let mut done: Vec<String> = Vec::new();
     for item in from {
-        let next = relation_of(sess, item, lock)?;
+        let aliases = match &push {
+            Some(_) => super::join_push::aliases_of(sess, item)?,
+            None => Vec::new(),
+        };
         rel = Some(match rel {
-            None => next,
-            Some(left) => join(sess, left, next, JoinKind::Cross, None, &[], false)?,
+            None => relation_in(sess, item, lock, push.as_ref(), true)?,
+            Some(left) => {
+                let on = push
+                    .as_ref()
+                    .and_then(|p| p.join_condition(&done, &aliases));
+                let kind = match on {
+                    Some(_) => JoinKind::Inner,
+                    None => JoinKind::Cross,
+                };
+                let next = side_of(sess, item, lock, push.as_ref(), true, true)?;
+                join_sides(sess, Side::Rows(left), next, kind, on.as_ref(), &[], false)?
+            }
         });
+        done.extend(aliases);
     }
     Ok((rel.expect("a FROM clause has an item"), false, false))
 }
@@ -543,6 +573,49 @@ pub(crate) fn info_schema_relation(
 }
 
 pub(crate) fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Result<Relation> {
+    relation_in(sess, item, lock, None, false)
+}
+
+/// A FROM item as one side of a join: a base table on the `inner` side is read as
+/// the join needs it (join_index.rs), anything else now.
+fn side_of(
+    sess: &mut Session,
+    item: &FromItem,
+    lock: Lock,
+    push: Option<&super::join_push::Pushdown>,
+    inner: bool,
+    eligible: bool,
+) -> Result<Side> {
+    match item {
+        FromItem::Table { name, alias } if inner && !is_info_schema(sess, name) => {
+            let h = resolve_table(sess, name)?;
+            let alias = alias.clone().unwrap_or_else(|| h.def.name.clone());
+            let scope = Scope {
+                columns: table_scope(&h, &alias),
+            };
+            let filter = push
+                .filter(|_| eligible)
+                .and_then(|p| p.filter_for(&alias, &scope));
+            Ok(Side::table(h, alias, lock, filter))
+        }
+        _ => relation_in(sess, item, lock, push, eligible).map(Side::Rows),
+    }
+}
+
+/// The rows of a FROM item; `push`: WHERE conjuncts its base tables may apply as
+/// they are read, where `eligible` (not under the NULL-extended side of an outer
+/// join).
+fn relation_in(
+    sess: &mut Session,
+    item: &FromItem,
+    lock: Lock,
+    push: Option<&super::join_push::Pushdown>,
+    eligible: bool,
+) -> Result<Relation> {
+    let pushed = |alias: &str, scope: &Scope| {
+        push.filter(|_| eligible)
+            .and_then(|p| p.filter_for(alias, scope))
+    };
     match item {
         FromItem::Table { name, alias } if is_info_schema(sess, name) => {
             info_schema_relation(sess, name, alias)
@@ -550,11 +623,22 @@ pub(crate) fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Re
         FromItem::Table { name, alias } => {
             let h = resolve_table(sess, name)?;
             let alias = alias.clone().unwrap_or_else(|| h.def.name.clone());
-            let (keys, rows) = read_table(sess, &h, None, None, lock, false, None, None)?;
+            let scope = Scope {
+                columns: table_scope(&h, &alias),
+            };
+            let filter = pushed(&alias, &scope);
+            let (keys, rows) = read_table(
+                sess,
+                &h,
+                Some(&scope),
+                filter.as_ref(),
+                lock,
+                false,
+                None,
+                None,
+            )?;
             Ok(Relation {
-                scope: Scope {
-                    columns: table_scope(&h, &alias),
-                },
+                scope,
                 tables: vec![SourceTable {
                     handle: h,
                     alias,
@@ -609,118 +693,20 @@ pub(crate) fn relation_of(sess: &mut Session, item: &FromItem, lock: Lock) -> Re
             using,
             natural,
         } => {
-            let l = relation_of(sess, left, lock)?;
-            let r = relation_of(sess, right, lock)?;
-            join(sess, l, r, *kind, on.as_ref(), using, *natural)
-        }
-    }
-}
-
-/// Nested-loop join of two materialized relations (hash join on equality conditions
-/// comes with the cost-based planner). A RIGHT JOIN runs as a LEFT JOIN with the sides
-/// swapped; its row keeps the written order unless USING / NATURAL merges columns
-/// (join_using.rs: then the preserved side comes first, as in MySQL).
-pub(crate) fn join(
-    sess: &mut Session,
-    left: Relation,
-    right: Relation,
-    kind: JoinKind,
-    on: Option<&Expr>,
-    using: &[String],
-    natural: bool,
-) -> Result<Relation> {
-    let (first, second, swapped) = if kind == JoinKind::Right {
-        (right, left, true)
-    } else {
-        (left, right, false)
-    };
-    let pairs = join_using::shared_columns(&first.scope, &second.scope, using, natural)?;
-    // The row as built from the two sides: [second, first] keeps a RIGHT JOIN's
-    // written order; with shared columns it is [first, second].
-    let flip = swapped && !natural && using.is_empty();
-    let fw = first.scope.columns.len();
-    let sw = second.scope.columns.len();
-    let (a, b) = if flip {
-        (&second, &first)
-    } else {
-        (&first, &second)
-    };
-    let mut scope = Scope::default();
-    scope.columns.extend(a.scope.columns.iter().cloned());
-    scope.columns.extend(b.scope.columns.iter().cloned());
-    let cond = match on {
-        Some(e) => Some(bind(&run_subqueries(sess, e)?, &scope, "on clause")?),
-        // USING's equalities compare under the columns' collations, as ON would.
-        None => match join_using::condition(&pairs, fw) {
-            Some(c) if crate::coercion::may_annotate(&c, &scope) => {
-                Some(crate::coercion::annotate(&c, &scope)?)
-            }
-            c => c,
-        },
-    };
-    let outer = matches!(kind, JoinKind::Left | JoinKind::Right);
-    let mut rows = Vec::new();
-    let nulls = vec![Value::Null; sw];
-    let pair_row = |f: &[Value], s: &[Value]| {
-        if flip {
-            [s, f].concat()
-        } else {
-            [f, s].concat()
-        }
-    };
-    for l in &first.rows {
-        let mut matched = false;
-        for r in &second.rows {
-            let row = pair_row(l, r);
-            let keep = match &cond {
-                None => true,
-                Some(c) => {
-                    let mut re = RowEnv {
-                        inner: sess,
-                        row: &row,
-                        scope: Some(&scope),
-                    };
-                    eval(c, &mut re)?.to_bool() == Some(true)
-                }
+            // The inner side, if a base table, is read as the join needs it
+            // (join_index.rs); the preserved side is read first.
+            // The NULL-extended side of an outer join takes no WHERE conjuncts.
+            let (l_ok, r_ok) = match kind {
+                JoinKind::Left => (eligible, false),
+                JoinKind::Right => (false, eligible),
+                _ => (eligible, eligible),
             };
-            if keep {
-                matched = true;
-                rows.push(row);
-                if rows.len() > ROWS_IN_MEMORY_MAX {
-                    return Err(KilnError::with_message(
-                        ErrorKind::ER_OUT_OF_RESOURCES,
-                        "Out of memory: the join has too many rows",
-                    ));
-                }
-            }
-        }
-        if outer && !matched {
-            rows.push(pair_row(l, &nulls));
+            let right_inner = *kind != JoinKind::Right;
+            let l = side_of(sess, left, lock, push, !right_inner, l_ok)?;
+            let r = side_of(sess, right, lock, push, right_inner, r_ok)?;
+            join_sides(sess, l, r, *kind, on.as_ref(), using, *natural)
         }
     }
-    let mut tables = Vec::new();
-    let aw = a.scope.columns.len();
-    tables.extend(a.tables.iter().cloned());
-    tables.extend(b.tables.iter().cloned().map(|mut t| {
-        t.offset += aw;
-        t
-    }));
-    if !pairs.is_empty() {
-        scope = join_using::merged_scope(&first.scope, &second.scope, &pairs);
-        rows = rows
-            .into_iter()
-            .map(|r| join_using::merged_row(&pairs, fw, r))
-            .collect();
-        for t in &mut tables {
-            t.offset += pairs.len();
-        }
-    }
-    Ok(Relation {
-        scope,
-        tables,
-        rows,
-        keys: Vec::new(),
-    })
 }
 
 /// Runs a SELECT with tables and returns its rows.

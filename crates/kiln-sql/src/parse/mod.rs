@@ -75,6 +75,7 @@ pub fn parse_multi(sql: &str, no_backslash_escapes: bool) -> Result<Vec<(Parsed,
         params: 0,
         depth: 0,
         operators: 0,
+        straight_join: false,
     };
     let mut out = Vec::new();
     loop {
@@ -125,6 +126,8 @@ struct Parser<'a> {
     /// Operators chained so far in the current top-level expression
     /// (`EXPRESSION_OPERATORS_MAX`).
     operators: usize,
+    /// A `STRAIGHT_JOIN` operator was read in the FROM clause being parsed.
+    straight_join: bool,
 }
 
 impl<'a> Parser<'a> {

@@ -456,6 +456,7 @@ pub fn parse_body(text: &str, no_backslash_escapes: bool) -> Result<Body> {
         params: 0,
         depth: 0,
         operators: 0,
+        straight_join: false,
     };
     p.routine_body()
 }

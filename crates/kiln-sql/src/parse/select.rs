@@ -65,6 +65,10 @@ impl<'a> Parser<'a> {
         while let Tok::Word(w) = self.peek().tok {
             let u = w.to_ascii_uppercase();
             match u.as_str() {
+                "STRAIGHT_JOIN" => {
+                    s.straight_join = true;
+                    self.bump();
+                }
                 "DISTINCT" | "DISTINCTROW" => {
                     s.distinct = true;
                     self.bump();
@@ -74,7 +78,6 @@ impl<'a> Parser<'a> {
                 | "SQL_CACHE"
                 | "SQL_CALC_FOUND_ROWS"
                 | "HIGH_PRIORITY"
-                | "STRAIGHT_JOIN"
                 | "SQL_SMALL_RESULT"
                 | "SQL_BIG_RESULT"
                 | "SQL_BUFFER_RESULT" => {
@@ -126,7 +129,9 @@ impl<'a> Parser<'a> {
             }
         }
         if self.eat_kw("FROM") && !self.eat_kw("DUAL") {
+            let outer = std::mem::take(&mut self.straight_join);
             s.from = self.table_refs()?;
+            s.straight_join |= std::mem::replace(&mut self.straight_join, outer);
         }
         if self.eat_kw("WHERE") {
             s.filter = Some(self.expr()?);
@@ -273,6 +278,7 @@ impl<'a> Parser<'a> {
                 self.expect_kw("JOIN")?;
                 JoinKind::Cross
             } else if self.eat_kw("STRAIGHT_JOIN") {
+                self.straight_join = true;
                 JoinKind::Inner
             } else if self.eat_kw("LEFT") {
                 self.eat_kw("OUTER");
