@@ -58,6 +58,11 @@ pub struct LoadArgs {
     /// epoll); 0: one per CPU. At most one per connection.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10_000))]
     pub threads: u32,
+    /// Keep the load threads under the normal scheduling policy (by default they run
+    /// under SCHED_BATCH, so a thread woken by a response does not preempt the server
+    /// thread that sent it).
+    #[arg(long)]
+    pub no_batch_sched: bool,
     /// Measured seconds.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub duration: u64,

@@ -159,6 +159,7 @@ fn measure<C: Client>(
         seed: load.seed,
         threads: client_threads(load),
         timeout: Duration::from_secs(load.timeout),
+        batch_sched: !load.no_batch_sched,
     };
     let result = runner::run(clients, &spec).map_err(|e| e.to_string())?;
     let info = RunInfo {

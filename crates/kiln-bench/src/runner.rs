@@ -49,6 +49,8 @@ pub struct LoadSpec {
     pub threads: usize,
     /// How long a connection may wait for a response before the run fails.
     pub timeout: Duration,
+    /// Run the load threads under SCHED_BATCH (see `batch_sched`).
+    pub batch_sched: bool,
 }
 
 /// What the measured phase did, over all connections.
@@ -124,6 +126,9 @@ pub fn run<C: Client>(clients: Vec<C>, spec: &LoadSpec) -> Result<RunResult, Con
             .map(|group| {
                 let (shared, start_line) = (&shared, &start_line);
                 s.spawn(move || {
+                    if spec.batch_sched {
+                        batch_sched();
+                    }
                     start_line.wait();
                     let r = drive_conns(group, shared, spec);
                     if r.is_err() {
@@ -163,6 +168,18 @@ pub fn run<C: Client>(clients: Vec<C>, spec: &LoadSpec) -> Result<RunResult, Con
             None => Ok(result),
         }
     })
+}
+
+/// Puts the calling thread under SCHED_BATCH: a load thread woken by a response then
+/// does not preempt the server thread that sent it (which would pay a context switch
+/// in the middle of its send loop, per response); it runs when the server thread
+/// sleeps or its time slice ends. CPU shares are as under SCHED_OTHER. Best effort:
+/// a failure leaves the thread as it was.
+fn batch_sched() {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: `param` is a valid sched_param for the duration of the call; pid 0 is
+    // the calling thread.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) };
 }
 
 /// One connection's counts in the measured phase.
@@ -479,6 +496,7 @@ mod tests {
             seed: 1,
             threads: 2,
             timeout: Duration::from_secs(5),
+            batch_sched: true,
         }
     }
 
