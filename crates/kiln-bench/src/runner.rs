@@ -451,6 +451,11 @@ mod tests {
         queued: VecDeque<Op>,
         replies: u64,
         fail_after: Option<u64>,
+        /// Every other read finds its response incomplete (Pending) first.
+        stutter: bool,
+        pending_now: bool,
+        /// A Pending was returned and not yet rewound.
+        owes_rewind: bool,
     }
 
     impl Client for Scripted {
@@ -461,6 +466,14 @@ mod tests {
             Ok(())
         }
         fn read_reply(&mut self, op: Op) -> Result<Reply, FatalError> {
+            assert!(!self.owes_rewind, "read again without a rewind");
+            if self.stutter {
+                self.pending_now = !self.pending_now;
+                if self.pending_now {
+                    self.owes_rewind = true;
+                    return Err(FatalError::Pending);
+                }
+            }
             assert_eq!(
                 self.queued.pop_front(),
                 Some(op),
@@ -482,7 +495,9 @@ mod tests {
         fn nonblocking(&mut self) -> Result<Option<RawFd>, FatalError> {
             Ok(None)
         }
-        fn rewind(&mut self) {}
+        fn rewind(&mut self) {
+            self.owes_rewind = false;
+        }
     }
 
     fn spec(pipeline: usize, write_ratio: f64) -> LoadSpec {
@@ -506,6 +521,9 @@ mod tests {
                 queued: VecDeque::new(),
                 replies: 0,
                 fail_after,
+                stutter: false,
+                pending_now: false,
+                owes_rewind: false,
             })
             .collect()
     }
@@ -520,6 +538,24 @@ mod tests {
         // One latency sample per batch of 4.
         assert_eq!(r.latency.count() * 4, r.ops);
         assert!(r.elapsed >= Duration::from_millis(900));
+    }
+
+    #[test]
+    fn connections_share_threads_and_incomplete_responses_are_retried() {
+        // 5 connections on 2 threads; every response is first found incomplete.
+        let mut clients = scripted(5, None);
+        for c in &mut clients {
+            c.stutter = true;
+        }
+        let mut s = spec(3, 0.0);
+        s.threads = 2;
+        let r = run(clients, &s).unwrap();
+        assert!(r.ops > 0);
+        assert_eq!(r.ops, r.reads);
+        assert_eq!(r.errors, 0);
+        // Every batch of 3 completed, in order (Scripted asserts the order).
+        assert_eq!(r.latency.count() * 3, r.ops);
+        assert!(r.misses > 0 && r.misses < r.reads);
     }
 
     #[test]
