@@ -51,9 +51,18 @@ pub struct LoadArgs {
     /// Server host name or address.
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
-    /// Connections, one thread each.
+    /// Connections (see --threads for the threads that drive them).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub connections: u32,
+    /// Client threads driving the connections (each serves its share of them through
+    /// epoll); 0: one per CPU. At most one per connection.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    pub threads: u32,
+    /// Keep the load threads under the normal scheduling policy (by default they run
+    /// under SCHED_BATCH, so a thread woken by a response does not preempt the server
+    /// thread that sent it).
+    #[arg(long)]
+    pub no_batch_sched: bool,
     /// Measured seconds.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub duration: u64,

@@ -21,6 +21,9 @@ pub enum FatalError {
     TooLong(usize),
     /// A response that breaks the protocol, or a refused handshake.
     Protocol(String),
+    /// Not a failure: on a non-blocking connection, the response has not fully
+    /// arrived yet (the event loop rewinds and waits for more).
+    Pending,
 }
 
 impl FatalError {
@@ -57,6 +60,7 @@ impl fmt::Display for FatalError {
                 )
             }
             FatalError::Protocol(msg) => write!(f, "{msg}"),
+            FatalError::Pending => write!(f, "response not complete yet"),
         }
     }
 }

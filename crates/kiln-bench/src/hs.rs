@@ -3,8 +3,8 @@
 //! index id 2 (the single column that writes increment); then turns `Op`s into find /
 //! find_modify requests and classifies their responses.
 
-use std::io::Write;
 use std::net::TcpStream;
+use std::os::fd::RawFd;
 use std::time::Duration;
 
 use crate::client::{self, Client, Op, Reply};
@@ -126,12 +126,13 @@ impl Client for HsClient {
     }
 
     fn flush(&mut self) -> Result<(), FatalError> {
-        let r = self.writer.write_all(&self.out);
+        let r = client::write_all(&mut self.writer, &self.out, self.timeout);
         self.out.clear();
-        r.map_err(|e| FatalError::from_io(e, self.timeout))
+        r
     }
 
     fn read_reply(&mut self, op: Op) -> Result<Reply, FatalError> {
+        self.reader.begin();
         let line = self.reader.read_line()?;
         let Some(h) = hs_wire::header(line) else {
             return Err(FatalError::Protocol(format!(
@@ -144,6 +145,16 @@ impl Client for HsClient {
 
     fn error_line(&self) -> &[u8] {
         self.reader.last_line()
+    }
+
+    fn nonblocking(&mut self) -> Result<Option<RawFd>, FatalError> {
+        let fd = client::set_nonblocking(&self.writer, self.timeout)?;
+        self.reader.set_nonblocking(true);
+        Ok(Some(fd))
+    }
+
+    fn rewind(&mut self) {
+        self.reader.rewind();
     }
 }
 

@@ -2,6 +2,11 @@
 //! is dropped) and fixed-size blocks (memcached data), served from one reusable buffer
 //! that grows on demand but never past the cap (16 MiB per line by default), so a
 //! misbehaving server cannot make the client allocate without bound.
+//!
+//! Non-blocking use (the event loop of `runner`): `begin` marks where a response
+//! starts; a read that would block fails with `FatalError::Pending`, and `rewind`
+//! then puts back what the incomplete response consumed, so reading it can start over
+//! when more bytes have arrived. The buffer keeps the bytes from the mark on.
 
 use std::io::{self, Read};
 use std::ops::Range;
@@ -23,6 +28,10 @@ pub struct LineReader<R> {
     max_line: usize,
     /// The last line returned, valid until the next read.
     last: Range<usize>,
+    /// Where the response being read starts (see `begin`).
+    mark: Option<usize>,
+    /// The stream is non-blocking: a read that would block is `Pending`, not a timeout.
+    nonblocking: bool,
     /// Only used to word timeout errors.
     timeout: Duration,
 }
@@ -40,7 +49,27 @@ impl<R: Read> LineReader<R> {
             end: 0,
             max_line,
             last: 0..0,
+            mark: None,
+            nonblocking: false,
             timeout,
+        }
+    }
+
+    /// Whether a read that would block means `Pending` (a non-blocking stream) rather
+    /// than a timeout (a blocking stream with a read timeout).
+    pub fn set_nonblocking(&mut self, on: bool) {
+        self.nonblocking = on;
+    }
+
+    /// Marks the start of a response: `rewind` returns here.
+    pub fn begin(&mut self) {
+        self.mark = Some(self.start);
+    }
+
+    /// Gives back everything consumed since `begin` (the response was incomplete).
+    pub fn rewind(&mut self) {
+        if let Some(m) = self.mark {
+            self.start = m;
         }
     }
 
@@ -91,17 +120,28 @@ impl<R: Read> LineReader<R> {
 
     /// Reads more bytes, making room first (compacting, then doubling up to the cap).
     fn fill(&mut self) -> Result<(), FatalError> {
-        if self.start == self.end {
+        // Bytes from the mark on are kept (a rewind may need them).
+        let keep = self.mark.map_or(self.start, |m| m.min(self.start));
+        if keep == self.end {
             self.start = 0;
             self.end = 0;
+            self.mark = self.mark.map(|_| 0);
+            self.last = 0..0;
         }
         if self.end == self.buf.len() {
-            if self.start > 0 {
-                self.buf.copy_within(self.start..self.end, 0);
-                self.end -= self.start;
-                self.start = 0;
+            if keep > 0 {
+                self.buf.copy_within(keep..self.end, 0);
+                self.end -= keep;
+                self.start -= keep;
+                self.mark = self.mark.map(|m| m - keep);
+                self.last = if self.last.start >= keep {
+                    self.last.start - keep..self.last.end - keep
+                } else {
+                    0..0
+                };
             } else {
-                let cap = self.max_line + 2;
+                // A line, plus what the response being read consumed before it.
+                let cap = self.max_line + 2 + (self.start - keep);
                 if self.buf.len() >= cap {
                     return Err(FatalError::TooLong(self.max_line));
                 }
@@ -117,6 +157,9 @@ impl<R: Read> LineReader<R> {
                     return Ok(());
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock && self.nonblocking => {
+                    return Err(FatalError::Pending);
+                }
                 Err(e) => return Err(FatalError::from_io(e, self.timeout)),
             }
         }
@@ -201,6 +244,74 @@ mod tests {
         // No line end at all: stops at the cap instead of reading forever.
         let mut r = reader(&vec![b'z'; 10_000], 64, 300);
         assert!(matches!(r.read_line(), Err(FatalError::TooLong(300))));
+    }
+
+    /// Hands out its data in the given pieces, answering WouldBlock between them.
+    struct Trickle {
+        pieces: Vec<Vec<u8>>,
+        next: usize,
+        blocked: bool,
+    }
+
+    impl Read for Trickle {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            if self.blocked {
+                self.blocked = false;
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            let Some(p) = self.pieces.get_mut(self.next) else {
+                return Ok(0);
+            };
+            let n = p.len().min(out.len());
+            out[..n].copy_from_slice(&p[..n]);
+            p.drain(..n);
+            if p.is_empty() {
+                self.next += 1;
+                self.blocked = true;
+            }
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn pending_responses_rewind_and_resume() {
+        // Two-line responses split at every place, across a small buffer that must
+        // compact while a response is half read.
+        let data = b"VALUE 1\nabc\nVALUE 2\nde\nVALUE 3\nfghij\n".to_vec();
+        for cut in 1..data.len() {
+            let src = Trickle {
+                pieces: vec![data[..cut].to_vec(), data[cut..].to_vec()],
+                next: 0,
+                blocked: false,
+            };
+            let mut r = LineReader::with_limit(src, 14, Duration::from_secs(1));
+            r.set_nonblocking(true);
+            let mut got = Vec::new();
+            let mut pendings = 0;
+            while got.len() < 3 {
+                r.begin();
+                let res = r.read_line().map(|l| l.to_vec()).and_then(|head| {
+                    let body = r.read_line()?.to_vec();
+                    Ok((head, body))
+                });
+                match res {
+                    Ok(pair) => got.push(pair),
+                    Err(FatalError::Pending) => {
+                        pendings += 1;
+                        assert!(pendings < 10, "no progress at cut {cut}");
+                        r.rewind();
+                    }
+                    Err(e) => panic!("cut {cut}: {e}"),
+                }
+            }
+            assert_eq!(got[0], (b"VALUE 1".to_vec(), b"abc".to_vec()), "cut {cut}");
+            assert_eq!(got[1], (b"VALUE 2".to_vec(), b"de".to_vec()), "cut {cut}");
+            assert_eq!(
+                got[2],
+                (b"VALUE 3".to_vec(), b"fghij".to_vec()),
+                "cut {cut}"
+            );
+        }
     }
 
     #[test]

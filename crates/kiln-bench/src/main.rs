@@ -130,6 +130,15 @@ fn connect_all<C>(
     Ok(clients)
 }
 
+/// `--threads`, with 0 meaning one per CPU, and never more than the connections.
+fn client_threads(load: &LoadArgs) -> usize {
+    let n = match load.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        t => t as usize,
+    };
+    n.clamp(1, load.connections.max(1) as usize)
+}
+
 /// Runs the load over `clients` and prints the result.
 fn measure<C: Client>(
     mode: &'static str,
@@ -148,6 +157,9 @@ fn measure<C: Client>(
             Dist::Zipfian => Distribution::Zipfian(Zipfian::new(load.keys, load.theta)),
         },
         seed: load.seed,
+        threads: client_threads(load),
+        timeout: Duration::from_secs(load.timeout),
+        batch_sched: !load.no_batch_sched,
     };
     let result = runner::run(clients, &spec).map_err(|e| e.to_string())?;
     let info = RunInfo {
@@ -155,6 +167,7 @@ fn measure<C: Client>(
         host: load.host.clone(),
         port,
         connections: load.connections as usize,
+        threads: spec.threads,
         pipeline: load.pipeline as usize,
         keys: load.keys,
         dist: load.dist.name(),

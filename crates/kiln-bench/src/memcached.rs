@@ -6,6 +6,7 @@
 
 use std::io::Write;
 use std::net::TcpStream;
+use std::os::fd::RawFd;
 use std::time::Duration;
 
 use crate::client::{self, Client, Op, Reply};
@@ -185,12 +186,13 @@ impl Client for McClient {
     }
 
     fn flush(&mut self) -> Result<(), FatalError> {
-        let r = self.writer.write_all(&self.out);
+        let r = client::write_all(&mut self.writer, &self.out, self.timeout);
         self.out.clear();
-        r.map_err(|e| FatalError::from_io(e, self.timeout))
+        r
     }
 
     fn read_reply(&mut self, op: Op) -> Result<Reply, FatalError> {
+        self.reader.begin();
         match op {
             Op::Read(key) => self.read_get(key),
             Op::Write(_) => self.read_set(),
@@ -199,6 +201,16 @@ impl Client for McClient {
 
     fn error_line(&self) -> &[u8] {
         self.reader.last_line()
+    }
+
+    fn nonblocking(&mut self) -> Result<Option<RawFd>, FatalError> {
+        let fd = client::set_nonblocking(&self.writer, self.timeout)?;
+        self.reader.set_nonblocking(true);
+        Ok(Some(fd))
+    }
+
+    fn rewind(&mut self) {
+        self.reader.rewind();
     }
 }
 

@@ -13,6 +13,8 @@ pub struct RunInfo {
     pub host: String,
     pub port: u16,
     pub connections: usize,
+    /// Client threads driving the connections.
+    pub threads: usize,
     pub pipeline: usize,
     pub keys: u64,
     /// `uniform` or `zipfian`.
@@ -50,11 +52,12 @@ pub fn text(info: &RunInfo, r: &RunResult) -> String {
     let h = &r.latency;
     let _ = writeln!(
         s,
-        "kiln-bench {} {}:{}  connections {}  pipeline {}  keys {} ({})  write-ratio {}  seed {}",
+        "kiln-bench {} {}:{}  connections {} (threads {})  pipeline {}  keys {} ({})  write-ratio {}  seed {}",
         info.mode,
         info.host,
         info.port,
         info.connections,
+        info.threads,
         info.pipeline,
         info.keys,
         info.dist,
@@ -94,7 +97,7 @@ pub fn json(info: &RunInfo, r: &RunResult) -> String {
     let mut s = String::from("{");
     let _ = write!(
         s,
-        "\"mode\":{},\"host\":{},\"port\":{},\"connections\":{},\"pipeline\":{},\"keys\":{},\
+        "\"mode\":{},\"host\":{},\"port\":{},\"connections\":{},\"threads\":{},\"pipeline\":{},\"keys\":{},\
          \"dist\":{},\"write_ratio\":{},\"seed\":{},\"warmup_s\":{},\"duration_s\":{:.3},\
          \"ops\":{},\"reads\":{},\"writes\":{},\"ops_per_sec\":{:.1},\"errors\":{},\
          \"misses\":{},\"latency_unit\":{},\"latency_samples\":{},\"latency_us\":{{",
@@ -102,6 +105,7 @@ pub fn json(info: &RunInfo, r: &RunResult) -> String {
         json_str(&info.host),
         info.port,
         info.connections,
+        info.threads,
         info.pipeline,
         info.keys,
         json_str(info.dist),
@@ -175,6 +179,7 @@ mod tests {
             host: "127.0.0.1".into(),
             port: 11211,
             connections: 2,
+            threads: 2,
             pipeline: 4,
             keys: 1000,
             dist: "zipfian",

@@ -68,11 +68,13 @@ pub fn unescape(token: &[u8]) -> Cow<'_, [u8]> {
 
 /// Appends `v` escaped (bytes below 0x10 as 0x01, byte + 0x40).
 pub fn escape_into(out: &mut Vec<u8>, v: &[u8]) {
-    // Most values need no escape: copy runs of plain bytes whole.
-    let Some(first) = v.iter().position(|&b| b < 0x10) else {
+    // Most values need no escape: find the first byte that does eight at a time, and
+    // copy the plain run before it whole.
+    let first = first_low_byte(v);
+    if first == v.len() {
         out.extend_from_slice(v);
         return;
-    };
+    }
     out.extend_from_slice(&v[..first]);
     for &b in &v[first..] {
         if b < 0x10 {
@@ -82,6 +84,48 @@ pub fn escape_into(out: &mut Vec<u8>, v: &[u8]) {
             out.push(b);
         }
     }
+}
+
+/// The index of the first byte below 0x10 in `v` (`v.len()` if none).
+fn first_low_byte(v: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while i + 8 <= v.len() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&v[i..i + 8]);
+        let x = u64::from_le_bytes(w);
+        // Non-zero iff some byte of x is below 0x10 (the "has less than n" bit trick,
+        // exact for n <= 128): then the scalar loop below finds which.
+        if x.wrapping_sub(ONES * 0x10) & !x & HIGHS != 0 {
+            break;
+        }
+        i += 8;
+    }
+    i + v[i..].iter().position(|&b| b < 0x10).unwrap_or(v.len() - i)
+}
+
+/// Appends the decimal digits of `n` (with a '-' when negative).
+pub fn push_i64(out: &mut Vec<u8>, n: i64) {
+    if n < 0 {
+        out.push(b'-');
+    }
+    push_u64(out, n.unsigned_abs());
+}
+
+/// Appends the decimal digits of `n`.
+pub fn push_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
 }
 
 /// Parses a decimal unsigned number token (no sign, no spaces); None otherwise or on
@@ -129,14 +173,14 @@ impl<'a> Reply<'a> {
     /// `0 TAB 1 TAB <n> LF`.
     pub fn ok_count(&mut self, n: u64) {
         self.out.extend_from_slice(b"0\t1\t");
-        self.out.extend_from_slice(n.to_string().as_bytes());
+        push_u64(self.out, n);
         self.out.push(b'\n');
     }
 
     /// Starts a row response `0 TAB <ncols>`; cells follow, then `end`.
     pub fn rows_header(&mut self, ncols: usize) {
         self.out.extend_from_slice(b"0\t");
-        self.out.extend_from_slice(ncols.to_string().as_bytes());
+        push_u64(self.out, ncols as u64);
     }
 
     pub fn cell(&mut self, v: Option<&[u8]>) {
@@ -145,6 +189,17 @@ impl<'a> Reply<'a> {
             None => self.out.push(0),
             Some(b) => escape_into(self.out, b),
         }
+    }
+
+    /// A cell holding an integer (digits and a sign never need escaping).
+    pub fn cell_i64(&mut self, n: i64) {
+        self.out.push(b'\t');
+        push_i64(self.out, n);
+    }
+
+    pub fn cell_u64(&mut self, n: u64) {
+        self.out.push(b'\t');
+        push_u64(self.out, n);
     }
 
     pub fn end(&mut self) {
@@ -183,6 +238,43 @@ mod tests {
         escape_into(&mut enc, &all);
         assert!(!enc.contains(&b'\t') && !enc.contains(&b'\n') && !enc.contains(&0));
         assert_eq!(unescape(&enc).as_ref(), &all[..]);
+    }
+
+    #[test]
+    fn escape_scan_finds_low_bytes_at_every_position() {
+        // Every low byte, at every offset of word-sized and ragged values.
+        for len in [1usize, 7, 8, 9, 16, 23, 64] {
+            for pos in 0..len {
+                for low in [0u8, 0x01, 0x09, 0x0a, 0x0f] {
+                    let mut v = vec![b'x'; len];
+                    v[pos] = low;
+                    let mut enc = Vec::new();
+                    escape_into(&mut enc, &v);
+                    let mut want = v[..pos].to_vec();
+                    want.extend_from_slice(&[0x01, low + 0x40]);
+                    want.extend_from_slice(&v[pos + 1..]);
+                    assert_eq!(enc, want, "len {len} pos {pos} byte {low}");
+                }
+            }
+            // 0x10 and above (0x10, 0x7f, 0x80, 0xff) pass through.
+            let v: Vec<u8> = (0..len).map(|i| [0x10, 0x7f, 0x80, 0xff][i % 4]).collect();
+            let mut enc = Vec::new();
+            escape_into(&mut enc, &v);
+            assert_eq!(enc, v);
+        }
+    }
+
+    #[test]
+    fn integers() {
+        let mut out = Vec::new();
+        for n in [0i64, 7, -7, 10, 1234567890, i64::MIN, i64::MAX] {
+            out.clear();
+            push_i64(&mut out, n);
+            assert_eq!(out, n.to_string().into_bytes());
+        }
+        out.clear();
+        push_u64(&mut out, u64::MAX);
+        assert_eq!(out, u64::MAX.to_string().into_bytes());
     }
 
     #[test]

@@ -51,11 +51,11 @@ pub struct Binding {
     index: String,
     columns: Vec<String>,
     fcolumns: Vec<String>,
-    resolved: Option<Resolved>,
+    /// Shared, not cloned, per request: a lookup must not copy the column lists.
+    resolved: Option<Arc<Resolved>>,
 }
 
 /// A binding resolved against one dictionary version.
-#[derive(Clone)]
 struct Resolved {
     version: u64,
     table: Arc<TableHandle>,
@@ -125,6 +125,10 @@ pub struct Executor {
     /// The batch's transaction was rolled back by the engine (deadlock): what the
     /// batch did before is gone and the caller must run it again.
     lost: bool,
+    /// Requests and rows read in the current batch, added to the shared counters once
+    /// at its end (before any of its responses is sent).
+    batch_requests: u64,
+    batch_rows_read: u64,
 }
 
 impl Executor {
@@ -138,6 +142,8 @@ impl Executor {
             trx: None,
             locked: Vec::new(),
             lost: false,
+            batch_requests: 0,
+            batch_rows_read: 0,
         }
     }
 
@@ -178,8 +184,22 @@ impl Executor {
         self.lost
     }
 
+    /// Adds the batch's request and row counts to the shared counters.
+    fn flush_counts(&mut self) {
+        if self.batch_requests > 0 {
+            self.stats.requests.add(self.batch_requests);
+            self.batch_requests = 0;
+        }
+        if self.batch_rows_read > 0 {
+            self.stats.rows_read.add(self.batch_rows_read);
+            rowapi::rows_read(self.batch_rows_read);
+            self.batch_rows_read = 0;
+        }
+    }
+
     /// Commits the batch. An error means its writes are not durable.
     pub fn end_batch(&mut self) -> Result<(), KilnError> {
+        self.flush_counts();
         let unlocked = self.locked.len() as u64;
         self.locked.clear();
         self.stats.table_unlock.add(unlocked);
@@ -193,6 +213,7 @@ impl Executor {
 
     /// Abandons the batch (rolls its transaction back).
     pub fn abort_batch(&mut self) {
+        self.flush_counts();
         let unlocked = self.locked.len() as u64;
         self.locked.clear();
         self.stats.table_unlock.add(unlocked);
@@ -214,7 +235,7 @@ impl Executor {
 
     /// Executes one request line, appending its response to `out`.
     pub fn execute(&mut self, conn: &mut ConnState, line: &[u8], out: &mut Vec<u8>) {
-        self.stats.requests.add(1);
+        self.batch_requests += 1;
         // Most requests have a few tokens: split them into an array on the stack.
         const INLINE_TOKENS: usize = 32;
         let mut inline: [&[u8]; INLINE_TOKENS] = [&[]; INLINE_TOKENS];
@@ -343,7 +364,7 @@ impl Executor {
     /// The resolved binding of `index_id`, re-resolved after DDL. A write first takes
     /// a shared metadata lock on the table, held until the batch ends, so no DDL
     /// changes the table under the batch's uncommitted writes.
-    fn binding(&mut self, conn: &mut ConnState, index_id: u64, write: bool) -> Res<Resolved> {
+    fn binding(&mut self, conn: &mut ConnState, index_id: u64, write: bool) -> Res<Arc<Resolved>> {
         let b = usize::try_from(index_id)
             .ok()
             .and_then(|i| conn.bindings.get_mut(i))
@@ -412,14 +433,14 @@ impl Executor {
         for &c in &fcols {
             fmask[c] = true;
         }
-        b.resolved = Some(Resolved {
+        b.resolved = Some(Arc::new(Resolved {
             version: self.version,
             table: table.clone(),
             index,
             cols,
             fcols,
             fmask,
-        });
+        }));
         Ok(())
     }
 
@@ -565,8 +586,7 @@ impl Executor {
                 break 'keys;
             }
         }
-        rowapi::rows_read(matched.len() as u64);
-        self.stats.rows_read.add(matched.len() as u64);
+        self.batch_rows_read += matched.len() as u64;
         match &f.modify {
             None => write_stored_rows(reply, &h, &b.cols, matched.iter().map(|(_, r)| r)),
             Some(m) => self.modify(b, &filters, m, matched, reply),
@@ -877,8 +897,15 @@ fn write_stored_rows<'r>(
                     reply.cell(Some(b));
                     continue;
                 }
-                Cell::Int(i) => text_of(ty, &Value::Int(i), &mut buf),
-                Cell::UInt(u) => text_of(ty, &Value::UInt(u), &mut buf),
+                // As text_of writes them, without the detour through a buffer.
+                Cell::Int(i) => {
+                    reply.cell_i64(i);
+                    continue;
+                }
+                Cell::UInt(u) => {
+                    reply.cell_u64(u);
+                    continue;
+                }
                 Cell::Double(d) => text_of(ty, &Value::Double(d), &mut buf),
                 Cell::Missing => match &h.shape.missing[c] {
                     Value::Null => {

@@ -121,6 +121,10 @@ pub struct Worker {
     stats: Arc<HsStats>,
     shared: Arc<WorkerShared>,
     shutdown: Arc<AtomicBool>,
+    /// Per-batch lists, kept to reuse their memory: the connections in the batch, and
+    /// where each one's input and output stood when it began.
+    candidates: Vec<usize>,
+    marks: Vec<(usize, usize, usize)>,
 }
 
 impl Worker {
@@ -143,6 +147,8 @@ impl Worker {
             stats,
             shared,
             shutdown,
+            candidates: Vec::new(),
+            marks: Vec::new(),
         })
     }
 
@@ -272,23 +278,28 @@ impl Worker {
     /// Runs one batch over every connection with complete lines. Returns whether
     /// complete lines were left for the next batch.
     fn batch(&mut self) -> bool {
-        let candidates: Vec<usize> = (0..self.conns.len())
-            .filter(|&i| {
-                self.conns[i].as_ref().is_some_and(|c| {
-                    !c.dead && c.in_pos < c.input.len() && c.pending_output() < OUTPUT_HIGH_BYTES
-                })
-            })
-            .collect();
-        if candidates.is_empty() {
-            return false;
+        let mut candidates = std::mem::take(&mut self.candidates);
+        let mut marks = std::mem::take(&mut self.marks);
+        candidates.clear();
+        marks.clear();
+        for (i, c) in self.conns.iter().enumerate() {
+            if let Some(c) = c
+                && !c.dead
+                && c.in_pos < c.input.len()
+                && c.pending_output() < OUTPUT_HIGH_BYTES
+            {
+                candidates.push(i);
+                marks.push((i, c.in_pos, c.output.len()));
+            }
         }
-        let marks: Vec<(usize, usize, usize)> = candidates
-            .iter()
-            .map(|&i| {
-                let c = self.conns[i].as_ref().expect("candidate");
-                (i, c.in_pos, c.output.len())
-            })
-            .collect();
+        let more = !candidates.is_empty() && self.run_batch(&candidates, &marks);
+        self.candidates = candidates;
+        self.marks = marks;
+        more
+    }
+
+    /// `batch` on the connections chosen (with their marks).
+    fn run_batch(&mut self, candidates: &[usize], marks: &[(usize, usize, usize)]) -> bool {
         self.shared
             .active
             .store(candidates.len(), Ordering::Relaxed);
@@ -296,7 +307,7 @@ impl Worker {
         self.exec.begin_batch();
         let mut executed = 0usize;
         let mut lost = false;
-        'conns: for &i in &candidates {
+        'conns: for &i in candidates {
             for _ in 0..LINES_PER_CONN_PER_BATCH {
                 match self.next_line(i) {
                     Some(true) => {
@@ -313,12 +324,12 @@ impl Worker {
         if lost {
             // Undo the batch's responses and run it again, one transaction per request.
             self.exec.abort_batch();
-            for &(i, in_pos, out_len) in &marks {
+            for &(i, in_pos, out_len) in marks {
                 let c = self.conns[i].as_mut().expect("candidate");
                 c.in_pos = in_pos;
                 c.output.truncate(out_len);
             }
-            for &i in &candidates {
+            for &i in candidates {
                 for _ in 0..LINES_PER_CONN_PER_BATCH {
                     self.exec.begin_batch();
                     let r = self.next_line(i);
@@ -333,7 +344,7 @@ impl Worker {
             }
         } else if self.exec.end_batch().is_err() {
             // The commit failed: nothing of the batch may be acknowledged.
-            for &(i, _, out_len) in &marks {
+            for &(i, _, out_len) in marks {
                 if let Some(c) = self.conns[i].as_mut() {
                     c.output.truncate(out_len);
                 }

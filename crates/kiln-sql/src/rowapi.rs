@@ -133,10 +133,16 @@ pub fn convert_for_compare(h: &TableHandle, col: usize, v: Option<&[u8]>) -> Val
     let c = &h.def.columns[col];
     let Some(bytes) = v else { return Value::Null };
     let mut warnings = Vec::new();
+    // The common key, a plain decimal number for an integer column, converts exactly
+    // as its text would (the same range clamp): skip building the string.
+    let given = match (&c.ty, plain_decimal(bytes)) {
+        (SqlType::Int { .. }, Some(n)) => Value::Int(n),
+        _ => literal(&c.ty, bytes),
+    };
     store(
         &c.ty,
         &c.name,
-        &literal(&c.ty, bytes),
+        &given,
         StoreMode {
             strict: false,
             row: 1,
@@ -144,6 +150,22 @@ pub fn convert_for_compare(h: &TableHandle, col: usize, v: Option<&[u8]>) -> Val
         &mut warnings,
     )
     .unwrap_or(Value::Null)
+}
+
+/// `bytes` as a number if it is an optional '-' and 1 to 18 decimal digits (always in
+/// i64's range), nothing else.
+fn plain_decimal(bytes: &[u8]) -> Option<i64> {
+    let (neg, digits) = match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, bytes),
+    };
+    if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let n = digits
+        .iter()
+        .fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
+    Some(if neg { -n } else { n })
 }
 
 /// Appends the encoding of key part `part` of index `index` holding `v`.
