@@ -53,7 +53,9 @@ def status(server, name):
     return int(dict(server.query(f"SHOW GLOBAL STATUS LIKE '{name}'"))[name])
 
 
-def test_point_select_200_connections(kiln):
+@pytest.mark.parametrize("handling", ["one-thread-per-connection", "pool-of-threads"])
+def test_point_select_200_connections(kiln_factory, handling):
+    kiln = kiln_factory(["--max-connections=300", f"--thread-handling={handling}"])
     c = kiln.connect_unix()
     make_tables(c)
     before = status(kiln, "Connections")
