@@ -147,3 +147,24 @@ def test_against_mariadb_both_workloads(mariadb):
                      "--duration", "2"))
     assert j["transactions"] > 0 and j["errors"] == 0, j
     c.close()
+
+
+def test_pool_opens_2000_connections_without_a_stall(kiln_factory):
+    """Regression: a client sending its first command right after the handshake's OK
+    could get a second epoll event queued for its connection (armed in `adopt` and
+    again in `park`); a pool worker running that stale event blocked in read() for
+    net_read_timeout (30 s) and the server then closed the connection with "Got
+    timeout reading communication packets". kiln-bench prepares right after logging
+    in; with --timeout 10 such a stall fails the run. Before the fix about one run in
+    three at 2,000-3,000 connections stalled."""
+    kiln = kiln_factory(["--max-connections=2500", "--thread-handling=pool-of-threads",
+                         "--max-prepared-stmt-count=100000"])
+    c = kiln.connect_unix()
+    make_tables(c)
+    for _ in range(3):
+        j = result(bench(kiln.socket, "--connections", "2000", "--duration", "1",
+                         "--timeout", "10", timeout=180))
+        assert j["errors"] == 0 and j["queries"] > 0
+        assert j["setup_s"] < 10, j
+    assert "Got timeout reading" not in kiln.log_text()
+    c.close()
