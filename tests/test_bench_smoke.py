@@ -33,7 +33,7 @@ pytestmark = pytest.mark.skipif(
 def test_experiment_smoke(tmp_path, name):
     if not os.access(KILN_BIN, os.X_OK):
         pytest.skip(f"no kiln binary at {KILN_BIN}")
-    if name == "nosql" and not os.access(KILN_BENCH_BIN, os.X_OK):
+    if name in ("nosql", "threadpool") and not os.access(KILN_BENCH_BIN, os.X_OK):
         pytest.skip(f"no kiln-bench binary at {KILN_BENCH_BIN}")
     out = tmp_path / "results"
     p = subprocess.run(

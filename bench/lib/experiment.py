@@ -7,7 +7,7 @@ its tables (median [min–max], kiln/MariaDB ratios) and plot panels."""
 import shutil
 import tempfile
 
-from . import progress, report, sysbench
+from . import kilnbench, progress, report, sysbench
 from .servers import set_socket_dir
 
 
@@ -86,30 +86,40 @@ def start_family(ctx, servers, prepare):
     return out, took
 
 
-def sysbench_matrix(ctx, servers, workloads, threads, transports, rows=False, tag=None):
+def sysbench_matrix(ctx, servers, workloads, threads, transports, rows=False, tag=None,
+                    client="sysbench"):
     """Runs every point `runs` times, systems alternating within a point. Returns
-    {(workload, transport, threads, label): [result or None, ...]}."""
+    {(workload, transport, threads, label): [result or None, ...]}. `client` is
+    "sysbench", or "kiln-bench" for `kiln-bench mysql` (Unix socket only)."""
     a = ctx.args
     steps = [(w, tr, th, r, s) for w in workloads for tr in transports for th in threads
              for r in range(a.runs) for s in servers]
     prog = ctx.progress or ctx.steps(len(steps), a.time + a.warmup + 2)
     samples = {}
     for w, tr, th, r, s in steps:
-        prog.step(f"{s.label} {w} {tr} threads={th} run {r + 1}/{a.runs}"
+        prog.step(f"{s.label} {w} {tr} threads={th} run {r + 1}/{a.runs} [{client}]"
                   + (f" [{tag}]" if tag else ""))
         key = (w, tr, th, s.label)
         if not s.alive():
             samples.setdefault(key, []).append(None)
             continue
         try:
-            res = sysbench.run(s, w, th, a.time, a.warmup, a.tables, a.table_size, tr,
-                               rows=rows)
-        except sysbench.SysbenchError as e:
+            if client == "kiln-bench":
+                res = kilnbench.run_mysql(s, w, th, a.time, a.warmup, a.tables, a.table_size,
+                                          threads=getattr(a, "client_threads", 2))
+            else:
+                res = sysbench.run(s, w, th, a.time, a.warmup, a.tables, a.table_size, tr,
+                                   rows=rows)
+        except (sysbench.SysbenchError, kilnbench.KilnBenchError) as e:
             progress.log(f"  FAILED: {str(e)[:400]}")
-            ctx.report.note(f"{s.label} {w} {tr} threads={th} run {r + 1}: "
+            ctx.report.note(f"{s.label} {w} {tr} threads={th} run {r + 1} [{client}]: "
                             f"{str(e).strip().splitlines()[-1][:200]}")
             res = None
-        if res:
+        if res and client == "kiln-bench":
+            progress.log(f"  {res['qps']:,.0f} qps, {res['tps']:,.0f} tps, p99 {res['p99_ms']} ms, "
+                         f"{res['errors']} errors, {res['retried']} retried, client CPU "
+                         f"{res['client_cpu_pct']:.0f}% of a core, set-up {res['setup_s']:.1f} s")
+        elif res:
             progress.log(f"  {res['qps']:,.0f} qps, {res['tps']:,.0f} tps, p99 {res['p99_ms']} ms, "
                          f"{res['errors']} errors, CPU {res['cpu_ms_per_txn'] or 0:.3f} ms/txn")
         samples.setdefault(key, []).append(res)
@@ -128,6 +138,7 @@ METRICS = {  # metric -> (column heading / axis label, digits)
     "p99_ms": ("p99 latency (ms)", 2),
     "row_ops_s": ("InnoDB row operations/s", 0),
     "cpu_ms_per_txn": ("server CPU ms per transaction", 3),
+    "client_cpu_pct": ("kiln-bench CPU, % of one core", 0),
 }
 
 

@@ -54,3 +54,33 @@ def run(server, conns, pipeline, keys, seconds, warmup, seed=42):
             "misses": j["misses"], "p99_us": j["latency_us"]["p99"],
             "latency_unit": j.get("latency_unit", "request"), "cpu_s": cpu,
             "cpu_s_per_1000": cpu * 1000 / j["ops"] if j["ops"] else None}
+
+
+# `kiln-bench mysql`: sysbench's workloads from an event-driven client (a few threads
+# multiplexing every connection), so thousands of connections do not cost the client
+# thousands of threads.
+MYSQL_WORKLOADS = {"oltp_point_select": "point_select", "oltp_read_write": "read_write"}
+
+
+def run_mysql(server, workload, conns, seconds, warmup, tables, size, threads=2):
+    """One `kiln-bench mysql` invocation over the server's Unix socket: `warmup`
+    seconds not counted, then `seconds` measured on the same connections. Returns qps,
+    tps, p99_ms, errors (ERR responses other than the retried ones), retried
+    (deadlocks / lock wait timeouts, rolled back and retried as sysbench does),
+    client_cpu_pct (kiln-bench's CPU as % of one core) and setup_s."""
+    if workload not in MYSQL_WORKLOADS:
+        raise KilnBenchError(f"kiln-bench mysql has no workload like {workload}")
+    cmd = [kiln_bench_bin(), "mysql", "--socket", server.socket, "--workload",
+           MYSQL_WORKLOADS[workload], "--connections", str(conns), "--threads", str(threads),
+           "--tables", str(tables), "--table-size", str(size), "--warmup", str(warmup),
+           "--duration", str(seconds), "--timeout", "120", "--json"]
+    out = _run(cmd, timeout=seconds + warmup + 300 + conns // 10)
+    try:
+        j = json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise KilnBenchError(f"kiln-bench printed no JSON:\n{out[-1000:]}")
+    return {"qps": j["qps"], "tps": j["tps"], "transactions": j["transactions"],
+            "queries": j["queries"], "p99_ms": round(j["latency_us"]["p99"] / 1000, 3),
+            "errors": j["errors"], "retried": j["retried"],
+            "client_cpu_pct": j["client_cpu_pct"], "setup_s": j["setup_s"],
+            "cpu_ms_per_txn": None}

@@ -1,5 +1,5 @@
-//! The command line (clap derive): the subcommands `hs`, `memcached` and
-//! `memcached-load`, the workload options they share, and their validation.
+//! The command line (clap derive): the subcommands `hs`, `memcached`,
+//! `memcached-load` and `mysql`, the workload options they share, and their validation.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -28,6 +28,65 @@ pub enum Command {
     Memcached(McArgs),
     /// Fill memcached with the rows of keys 1..=N (run before `memcached`).
     MemcachedLoad(McLoadArgs),
+    /// sysbench's point_select / read_write as prepared statements over the MySQL
+    /// protocol, many connections per event-loop thread.
+    Mysql(MysqlArgs),
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MyWorkload {
+    #[value(name = "point_select", alias = "point-select")]
+    PointSelect,
+    #[value(name = "read_write", alias = "read-write")]
+    ReadWrite,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct MysqlArgs {
+    /// Unix socket of the server (instead of --host/--port).
+    #[arg(long)]
+    pub socket: Option<std::path::PathBuf>,
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    #[arg(long, default_value_t = 3306)]
+    pub port: u16,
+    #[arg(long, default_value = "root")]
+    pub user: String,
+    #[arg(long, default_value = "")]
+    pub password: String,
+    #[arg(long, default_value = "sbtest")]
+    pub db: String,
+    /// Connections, spread over the --threads event loops.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub connections: u32,
+    /// Client threads, each multiplexing its share of the connections with epoll.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
+    #[arg(long, value_enum, default_value_t = MyWorkload::PointSelect)]
+    pub workload: MyWorkload,
+    /// Tables sbtest1..sbtestN (as sysbench --tables).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub tables: u32,
+    /// Rows per table: ids are drawn from 1..=N (as sysbench --table-size).
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
+    pub table_size: u64,
+    /// Rows per range query (as sysbench --range_size).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub range_size: u64,
+    /// Measured seconds.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub duration: u64,
+    /// Seconds of load before measuring (not counted).
+    #[arg(long, default_value_t = 2)]
+    pub warmup: u64,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Seconds to wait for connecting, a set-up answer or any one statement's answer.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
+    /// Print the result as one JSON object instead of the text block.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,6 +301,35 @@ mod tests {
     }
 
     #[test]
+    fn mysql_options() {
+        let cli = Cli::try_parse_from(["kiln-bench", "mysql"]).unwrap();
+        let Command::Mysql(a) = cli.command else {
+            panic!()
+        };
+        assert_eq!((a.connections, a.threads, a.tables), (8, 2, 1));
+        assert_eq!((a.user.as_str(), a.db.as_str()), ("root", "sbtest"));
+        assert_eq!(a.workload, MyWorkload::PointSelect);
+        assert_eq!(a.socket, None);
+        let cli = Cli::try_parse_from([
+            "kiln-bench",
+            "mysql",
+            "--socket",
+            "/tmp/s.sock",
+            "--workload",
+            "read_write",
+            "--connections",
+            "4000",
+        ])
+        .unwrap();
+        let Command::Mysql(a) = cli.command else {
+            panic!()
+        };
+        assert_eq!(a.workload, MyWorkload::ReadWrite);
+        assert_eq!(a.connections, 4000);
+        assert_eq!(a.socket.unwrap().to_str(), Some("/tmp/s.sock"));
+    }
+
+    #[test]
     fn rejects_bad_values() {
         for bad in [
             &["kiln-bench", "hs", "--write-ratio", "1.5"][..],
@@ -251,6 +339,9 @@ mod tests {
             &["kiln-bench", "hs", "--dist", "pareto"],
             &["kiln-bench", "memcached", "--key-prefix", "a b"],
             &["kiln-bench", "memcached-load", "--keys", "0"],
+            &["kiln-bench", "mysql", "--threads", "0"],
+            &["kiln-bench", "mysql", "--workload", "oltp_delete"],
+            &["kiln-bench", "mysql", "--connections", "100001"],
         ] {
             assert!(Cli::try_parse_from(bad).is_err(), "{bad:?}");
         }

@@ -1,6 +1,7 @@
 //! `kiln-bench`: a load generator for key lookups and writes over the HandlerSocket
 //! protocol (kiln's listener, MariaDB's `handlersocket.so`) and the memcached text
-//! protocol, so one client measures all three. This file parses the command line,
+//! protocol, so one client measures all three; and (`mysql`) for sysbench's SQL over
+//! the MySQL protocol with thousands of connections on a few event-loop threads. This file parses the command line,
 //! opens the connections, runs the load and prints the result; see `cli` for the
 //! options and docs/kiln-bench.md for usage.
 //!
@@ -10,6 +11,7 @@
 
 mod cli;
 mod client;
+mod epoll;
 mod error;
 mod histogram;
 mod hs;
@@ -18,6 +20,12 @@ mod keys;
 mod lineio;
 mod load;
 mod memcached;
+mod mysql_auth;
+mod mysql_conn;
+mod mysql_load;
+mod mysql_report;
+mod mysql_wire;
+mod mysql_workload;
 mod report;
 mod rng;
 mod row;
@@ -28,7 +36,7 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command, Dist, HsArgs, LoadArgs, McArgs, McLoadArgs};
+use crate::cli::{Cli, Command, Dist, HsArgs, LoadArgs, McArgs, McLoadArgs, MyWorkload, MysqlArgs};
 use crate::client::Client;
 use crate::error::{ConnError, FatalError};
 use crate::hs::{HsClient, HsTarget};
@@ -43,6 +51,7 @@ fn main() -> ExitCode {
         Command::Hs(a) => run_hs(a),
         Command::Memcached(a) => run_memcached(a),
         Command::MemcachedLoad(a) => run_memcached_load(a),
+        Command::Mysql(a) => run_mysql(a),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -106,6 +115,53 @@ fn run_memcached_load(a: McLoadArgs) -> Result<(), String> {
         secs,
         a.keys as f64 / secs.max(1e-9)
     );
+    Ok(())
+}
+
+fn run_mysql(a: MysqlArgs) -> Result<(), String> {
+    let timeout = Duration::from_secs(a.timeout);
+    let target = mysql_conn::Target {
+        socket: a.socket.clone(),
+        host: a.host.clone(),
+        port: a.port,
+        user: a.user.clone(),
+        password: a.password.clone(),
+        db: a.db.clone(),
+        timeout,
+    };
+    let workload = match a.workload {
+        MyWorkload::PointSelect => mysql_workload::Workload::PointSelect,
+        MyWorkload::ReadWrite => mysql_workload::Workload::ReadWrite,
+    };
+    let spec = mysql_load::MySpec {
+        workload,
+        shape: mysql_workload::Shape {
+            tables: a.tables,
+            table_size: a.table_size,
+            range_size: a.range_size,
+        },
+        connections: a.connections as usize,
+        threads: a.threads as usize,
+        warmup_secs: a.warmup,
+        duration_secs: a.duration,
+        seed: a.seed,
+    };
+    let result = mysql_load::run(&target, &spec, timeout).map_err(|e| e.to_string())?;
+    let info = mysql_report::MyInfo {
+        target: target.addr(),
+        workload: workload.name(),
+        connections: spec.connections,
+        threads: spec.threads.min(spec.connections),
+        tables: a.tables,
+        table_size: a.table_size,
+        warmup_secs: a.warmup,
+        seed: a.seed,
+    };
+    if a.json {
+        println!("{}", mysql_report::json(&info, &result));
+    } else {
+        print!("{}", mysql_report::text(&info, &result));
+    }
     Ok(())
 }
 

@@ -28,7 +28,7 @@ pub struct RunInfo {
 const PERCENTILES: [(f64, &str); 4] =
     [(50.0, "p50"), (90.0, "p90"), (99.0, "p99"), (99.9, "p99_9")];
 
-fn us(ns: u64) -> f64 {
+pub(crate) fn us(ns: u64) -> f64 {
     ns as f64 / 1000.0
 }
 
@@ -139,7 +139,7 @@ pub fn json(info: &RunInfo, r: &RunResult) -> String {
 }
 
 /// A JSON string literal.
-fn json_str(v: &str) -> String {
+pub(crate) fn json_str(v: &str) -> String {
     let mut s = String::with_capacity(v.len() + 2);
     s.push('"');
     for c in v.chars() {

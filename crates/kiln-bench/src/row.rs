@@ -27,7 +27,7 @@ pub fn initial_k(id: u64, keys: u64, seed: u64) -> u64 {
 }
 
 /// `groups` groups of 11 decimal digits joined by `-`.
-fn digit_groups(out: &mut Vec<u8>, rng: &mut Rng, groups: usize) {
+pub(crate) fn digit_groups(out: &mut Vec<u8>, rng: &mut Rng, groups: usize) {
     for g in 0..groups {
         if g > 0 {
             out.push(b'-');

@@ -67,9 +67,9 @@ pub struct RunResult {
     pub latency: Histogram,
 }
 
-const WARMUP: u8 = 0;
-const RUN: u8 = 1;
-const STOP: u8 = 2;
+pub(crate) const WARMUP: u8 = 0;
+pub(crate) const RUN: u8 = 1;
+pub(crate) const STOP: u8 = 2;
 
 /// Error responses echoed to stderr, at most.
 const ERROR_SAMPLES: usize = 5;
@@ -140,7 +140,13 @@ pub fn run<C: Client>(clients: Vec<C>, spec: &LoadSpec) -> Result<RunResult, Con
             })
             .collect();
         start_line.wait();
-        let elapsed = drive(&shared, spec);
+        let clock = Clock {
+            phase: &shared.phase,
+            failed: &shared.failed,
+            warmup_secs: spec.warmup_secs,
+            duration_secs: spec.duration_secs,
+        };
+        let elapsed = clock.drive(&|| shared.totals(), &mut || {});
         let mut result = RunResult {
             elapsed,
             ..RunResult::default()
@@ -388,42 +394,62 @@ fn sample_error(shared: &Shared, conn: usize, line: &[u8]) {
     }
 }
 
-/// The main thread's clock: switches the phases, prints progress every second, and
-/// returns the measured phase's wall time (cut short if a connection failed).
-fn drive(shared: &Shared, spec: &LoadSpec) -> Duration {
-    let start = Instant::now();
-    let (warmup, total) = (spec.warmup_secs, spec.warmup_secs + spec.duration_secs);
-    let mut run_start = start;
-    let (mut last_t, mut last_ops) = (start, 0);
-    for tick in 1..=total {
-        if !sleep_until(start + Duration::from_secs(tick), &shared.failed) {
-            shared.phase.store(STOP, Ordering::Release);
-            return Instant::now().saturating_duration_since(run_start);
+/// The main thread's clock over a run's shared phase: switches the phases, prints
+/// progress every second, and returns the measured phase's wall time (cut short if a
+/// connection failed).
+pub(crate) struct Clock<'a> {
+    pub phase: &'a AtomicU8,
+    pub failed: &'a AtomicBool,
+    pub warmup_secs: u64,
+    pub duration_secs: u64,
+}
+
+impl Clock<'_> {
+    /// `totals` gives (ops, errors, misses) over all connections so far; `on_run` is
+    /// called as the measured phase starts.
+    pub(crate) fn drive(
+        &self,
+        totals: &dyn Fn() -> (u64, u64, u64),
+        on_run: &mut dyn FnMut(),
+    ) -> Duration {
+        let start = Instant::now();
+        let (warmup, total) = (self.warmup_secs, self.warmup_secs + self.duration_secs);
+        let mut run_start = start;
+        if warmup == 0 {
+            on_run();
         }
-        let now = Instant::now();
-        if tick == warmup {
-            shared.phase.store(RUN, Ordering::Release);
-            run_start = now;
+        let (mut last_t, mut last_ops) = (start, totals().0);
+        for tick in 1..=total {
+            if !sleep_until(start + Duration::from_secs(tick), self.failed) {
+                self.phase.store(STOP, Ordering::Release);
+                return Instant::now().saturating_duration_since(run_start);
+            }
+            let now = Instant::now();
+            if tick == warmup {
+                self.phase.store(RUN, Ordering::Release);
+                run_start = now;
+                on_run();
+            }
+            if tick == total {
+                self.phase.store(STOP, Ordering::Release);
+            }
+            let (ops, errors, misses) = totals();
+            let rate = (ops - last_ops) as f64 / now.duration_since(last_t).as_secs_f64();
+            let (label, at, of) = if tick <= warmup {
+                ("warmup", tick, warmup)
+            } else {
+                ("run", tick - warmup, self.duration_secs)
+            };
+            eprintln!(
+                "{label:<6} {at:>4}/{of} s  {rate:>12.0} ops/s  errors {errors}  misses {misses}"
+            );
+            (last_t, last_ops) = (now, ops);
+            if tick == total {
+                return now.duration_since(run_start);
+            }
         }
-        if tick == total {
-            shared.phase.store(STOP, Ordering::Release);
-        }
-        let (ops, errors, misses) = shared.totals();
-        let rate = (ops - last_ops) as f64 / now.duration_since(last_t).as_secs_f64();
-        let (label, at, of) = if tick <= warmup {
-            ("warmup", tick, warmup)
-        } else {
-            ("run", tick - warmup, spec.duration_secs)
-        };
-        eprintln!(
-            "{label:<6} {at:>4}/{of} s  {rate:>12.0} ops/s  errors {errors}  misses {misses}"
-        );
-        (last_t, last_ops) = (now, ops);
-        if tick == total {
-            return now.duration_since(run_start);
-        }
+        Instant::now().duration_since(run_start)
     }
-    Instant::now().duration_since(run_start)
 }
 
 /// Sleeps until `deadline`; false as soon as `failed` is set.

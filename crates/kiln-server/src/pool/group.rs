@@ -619,7 +619,15 @@ impl Group {
             high_priority: AtomicBool::new(false),
         });
         self.conns.lock().insert(c.id, c.clone());
-        if let Err(e) = self.epoll.add(c.fd, READABLE | ONESHOT, c.id) {
+        // Registered disarmed (ONESHOT with no READABLE: only a hang-up, once): `park`
+        // arms it after storing the connection. Arming it here too let a client's
+        // first command (sent right after the handshake's OK) raise a second event;
+        // a worker taking that stale event after the first command was run found the
+        // connection parked with nothing to read and blocked in read() for
+        // net_read_timeout without announcing a wait, holding up its group (seen as
+        // 30 s stalls and "Got timeout reading communication packets" when
+        // kiln-bench opened 2,000+ connections).
+        if let Err(e) = self.epoll.add(c.fd, ONESHOT, c.id) {
             errlog::warning(&format!(
                 "thread pool: cannot watch connection {}: {e}",
                 c.id
