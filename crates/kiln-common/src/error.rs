@@ -111,6 +111,7 @@ errors! {
     ER_TABLEACCESS_DENIED_ERROR = (1142, "42000", "%s command denied to user '%s'@'%s' for table '%s'");
     ER_WRONG_VALUE = (1525, "HY000", "Incorrect %s value: '%s'");
     ER_WRONG_VALUE_FOR_TYPE = (1411, "HY000", "Incorrect %s value: '%s' for function %s");
+    ER_TABLE_DEF_CHANGED = (1412, "HY000", "Table definition has changed, please retry transaction");
     ER_INVALID_JSON_TEXT_IN_PARAM = (3141, "22032", "Invalid JSON text in argument %u to function %s: \"%s\" at position %u.%s");
     ER_INVALID_JSON_PATH = (3143, "42000", "Invalid JSON path expression. The error is around character position %u.%s");
     ER_JSON_DOCUMENT_NULL_KEY = (3158, "22032", "JSON documents may not contain NULL member names.");

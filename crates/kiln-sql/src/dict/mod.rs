@@ -614,7 +614,7 @@ impl Dictionary {
                 self.rename_table_triggers(trx, cat, (schema, name), (&def.schema, &def.name))?;
             }
             let auto = old.auto_inc_peek();
-            let new = if rebuild {
+            let mut new = if rebuild {
                 self.allocate(trx, &mut def)?;
                 let h = TableHandle::open(&self.engine, &self.te, def.clone(), 0)?;
                 if let Err(e) = fill(trx, &old, &h) {
@@ -633,6 +633,11 @@ impl Dictionary {
                 &codec::encode_table(&def),
             )
             .map_err(storage_error)?;
+            if rebuild {
+                // The dictionary write above gave the transaction its id if the copy
+                // (of no rows) did not.
+                new.rebuilt_by = trx.id().unwrap_or(0);
+            }
             cat.tables.remove(&(schema.to_string(), name.to_string()));
             let new = Arc::new(new);
             cat.tables

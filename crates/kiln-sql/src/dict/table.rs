@@ -66,6 +66,10 @@ pub struct TableHandle {
     /// A session's TEMPORARY table (temp_tables.rs): in no dictionary record, its
     /// auto-increment counter is not persisted, and privileges are not checked on it.
     pub temporary: bool,
+    /// The transaction whose DDL built this table's rows (ALTER's copy, TRUNCATE); 0:
+    /// none since start-up. A consistent read whose view predates it would find the
+    /// copy empty, so it fails with 1412 instead (`exec::access::check_snapshot`).
+    pub rebuilt_by: u64,
 }
 
 impl TableHandle {
@@ -166,6 +170,7 @@ impl TableHandle {
             rows_estimate: AtomicI64::new(0),
             release: Mutex::new(None),
             temporary: false,
+            rebuilt_by: 0,
             def,
         };
         if let Some(col) = auto_col {

@@ -548,6 +548,7 @@ pub fn fetch(
     covering: bool,
     f: &mut RowSink<'_>,
 ) -> Result<()> {
+    check_snapshot(trx, t)?;
     let mut decode = |pk: &[u8], row: &[u8], f: &mut RowSink<'_>| {
         let mut values = Vec::with_capacity(t.def.columns.len());
         t.shape.decode_masked(row, needed, &mut values)?;
@@ -699,6 +700,18 @@ fn read_clustered(
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// A read of a table that a DDL rebuilt after this transaction's read view was
+/// taken: the view would find the new copy empty (its rows carry the DDL's
+/// transaction id), so it is 1412, as InnoDB does when an open view cannot see the
+/// transaction that created the table's indexes — for consistent and locking reads,
+/// and UPDATE / DELETE, alike.
+pub fn check_snapshot(trx: &mut Trx, t: &TableHandle) -> Result<()> {
+    if t.rebuilt_by != 0 && !trx.view_sees(t.rebuilt_by) {
+        return Err(kiln_common::ErrorKind::ER_TABLE_DEF_CHANGED.into());
     }
     Ok(())
 }

@@ -354,6 +354,7 @@ pub fn execute(sess: &mut Session, plan: &PointPlan, params: &[Value]) -> Result
     let mut rows = Vec::new();
     if limit > 0 {
         let stored = sess.with_trx(|_, trx| {
+            access::check_snapshot(trx, h)?;
             trx.read(&h.storage.clustered, &key, ReadMode::Consistent)
                 .map_err(trx_error)
         })?;

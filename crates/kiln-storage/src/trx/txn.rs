@@ -209,6 +209,18 @@ impl Trx {
         v
     }
 
+    /// Whether the read view this transaction holds, if any, sees the changes of
+    /// transaction `id`. With no view yet the answer is yes: one taken now sees every
+    /// committed change. No view is taken here (REPEATABLE READ takes it at the first
+    /// consistent read, not earlier).
+    pub fn view_sees(&self, id: u64) -> bool {
+        match &self.view {
+            None => true,
+            Some(_) if self.opts.isolation == Isolation::ReadUncommitted => true,
+            Some(v) => self.te.sys.visible(v, id),
+        }
+    }
+
     /// Takes the view now if this transaction reads through one (not in READ
     /// UNCOMMITTED).
     pub(super) fn prepare_view(&mut self) {
