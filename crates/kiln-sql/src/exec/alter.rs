@@ -326,27 +326,37 @@ pub(crate) fn add_indexes_in_place(
     // the column definitions stay the old ones.
     def.columns = h.def.columns.clone();
     def.indexes = finish_indexes(&def.columns, def.indexes)?;
+    // The trees are built before the dictionary's DDL lock is taken, so concurrent
+    // CREATE INDEX on other tables (sysbench prepare's threads) build in parallel
+    // instead of one after another. This table cannot change meanwhile: the statement
+    // holds its exclusive metadata lock, which every reader and writer needs shared,
+    // and index ids are the table's own (def.next_index_id).
     let engine = sess.dict()?.engine.clone();
     let trx_sys = sess.dict()?.te.sys.clone();
     let name = h.def.name.clone();
+    let space = engine
+        .space(h.def.space_id)
+        .ok_or_else(|| crate::dict::storage_error(format!("tablespace of {name} is missing")))?;
+    for ix in def.indexes.iter().filter(|ix| new_ids.contains(&ix.id)) {
+        if ix.kind == IndexKindDef::Fulltext {
+            continue;
+        }
+        let items = index_entries(h, ix)?;
+        engine
+            .bulk_load_tree(&space, ix.id, items)
+            .map_err(crate::dict::storage_error)?;
+        // Its entries carry trx id 0: views from before now must check rows.
+        trx_sys.note_bulk_build();
+    }
     sess.replace_table(
         schema,
         &name,
         false,
         |old| {
-            let space = engine.space(old.def.space_id).ok_or_else(|| {
-                crate::dict::storage_error(format!("tablespace of {name} is missing"))
-            })?;
-            for ix in def.indexes.iter().filter(|ix| new_ids.contains(&ix.id)) {
-                if ix.kind == IndexKindDef::Fulltext {
-                    continue;
-                }
-                let items = index_entries(old, ix)?;
-                engine
-                    .bulk_load_tree(&space, ix.id, items)
-                    .map_err(crate::dict::storage_error)?;
-                // Its entries carry trx id 0: views from before now must check rows.
-                trx_sys.note_bulk_build();
+            if old.def.space_id != h.def.space_id {
+                return Err(crate::dict::storage_error(format!(
+                    "table {name} changed while its indexes were built"
+                )));
             }
             Ok(def.clone())
         },
