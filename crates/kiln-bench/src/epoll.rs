@@ -1,9 +1,9 @@
-//! A minimal level-triggered epoll set over libc (Linux), for the `mysql` mode's event
-//! loops, plus the process's CPU time (getrusage). This file holds the crate's only
-//! `unsafe`: four system calls, each with its SAFETY argument.
+//! The `mysql` mode's view of epoll: readiness reports as (token, events) values over
+//! kiln-common's wrapper (the one the HandlerSocket load runner uses too), plus the
+//! process's CPU time (getrusage), which the mode reports as the client's own cost.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::RawFd;
 use std::time::Duration;
 
 pub const IN: u32 = libc::EPOLLIN as u32;
@@ -11,9 +11,8 @@ pub const OUT: u32 = libc::EPOLLOUT as u32;
 pub const HUP: u32 = (libc::EPOLLHUP | libc::EPOLLRDHUP) as u32;
 pub const ERR: u32 = libc::EPOLLERR as u32;
 
-pub struct Epoll {
-    fd: OwnedFd,
-}
+/// A level-triggered epoll set.
+pub struct Epoll(kiln_common::epoll::Epoll);
 
 /// One readiness report: the token given at registration and the event bits.
 #[derive(Clone, Copy, Debug)]
@@ -24,65 +23,34 @@ pub struct Event {
 
 impl Epoll {
     pub fn new() -> io::Result<Epoll> {
-        // SAFETY: epoll_create1 takes no pointers; a non-negative result is a new file
-        // descriptor that nothing else owns, so OwnedFd may take it.
-        let fd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: `fd` was just returned by epoll_create1 and is owned by no one else.
-        Ok(Epoll {
-            fd: unsafe { OwnedFd::from_raw_fd(fd) },
-        })
-    }
-
-    fn ctl(&self, op: libc::c_int, fd: RawFd, token: u64, events: u32) -> io::Result<()> {
-        let mut ev = libc::epoll_event { events, u64: token };
-        // SAFETY: `ev` is a valid epoll_event for the duration of the call (the kernel
-        // copies it); both descriptors are open (the caller owns `fd`).
-        let r = unsafe { libc::epoll_ctl(self.fd.as_raw_fd(), op, fd, &mut ev) };
-        if r < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        Ok(Epoll(kiln_common::epoll::Epoll::new()?))
     }
 
     pub fn add(&self, fd: RawFd, token: u64, events: u32) -> io::Result<()> {
-        self.ctl(libc::EPOLL_CTL_ADD, fd, token, events)
+        self.0.add(fd, events, token)
     }
 
     pub fn modify(&self, fd: RawFd, token: u64, events: u32) -> io::Result<()> {
-        self.ctl(libc::EPOLL_CTL_MOD, fd, token, events)
+        self.0.modify(fd, events, token)
     }
 
-    /// Waits up to `timeout` and fills `out` (cleared first) with the ready events.
+    /// Waits up to `timeout` and fills `out` (cleared first) with the ready events. A
+    /// failed wait reports nothing: the caller's loop checks its clock and retries.
     pub fn wait(&self, buf: &mut Vec<libc::epoll_event>, timeout: Duration, out: &mut Vec<Event>) {
         out.clear();
-        let cap = buf.capacity().clamp(1, 4096);
-        buf.clear();
-        let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
-        // SAFETY: `buf` has room for `cap` events (its capacity); the kernel writes at
-        // most `cap` of them, and `set_len` below keeps only the `n` it wrote.
-        let n = unsafe {
-            libc::epoll_wait(
-                self.fd.as_raw_fd(),
-                buf.as_mut_ptr(),
-                cap as libc::c_int,
-                ms,
-            )
-        };
-        if n <= 0 {
-            return; // timeout, or EINTR: the caller loops anyway
+        if buf.capacity() == 0 {
+            buf.reserve(64);
         }
-        // SAFETY: the kernel initialised the first `n` (≤ cap ≤ capacity) entries.
-        unsafe { buf.set_len(n as usize) };
+        let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+        if self.0.wait(buf, ms).is_err() {
+            return;
+        }
         out.extend(buf.iter().map(|e| Event {
             token: e.u64,
             events: e.events,
         }));
     }
 }
-
 /// User + system CPU time of the whole process so far.
 pub fn process_cpu() -> Duration {
     let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
@@ -100,6 +68,7 @@ pub fn process_cpu() -> Duration {
 mod tests {
     use super::*;
     use std::io::Write;
+    use std::os::fd::AsRawFd;
     use std::os::unix::net::UnixStream;
 
     #[test]
