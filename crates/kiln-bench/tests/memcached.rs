@@ -35,7 +35,23 @@ struct Memcached {
 
 impl Memcached {
     /// Starts memcached on a free loopback port, or `None` when it is not installed.
+    /// The tests of this file run in parallel, and a port found free can be taken by
+    /// another test's memcached before this one binds it: the loser exits, and the
+    /// connect below would reach the other test's server (reset when that test ends).
+    /// So a start whose child has exited once the port answers is tried again.
     fn start() -> Option<Memcached> {
+        for _ in 0..5 {
+            let mut m = Self::start_once()?;
+            thread::sleep(Duration::from_millis(100));
+            if m.child.try_wait().unwrap().is_none() {
+                return Some(m);
+            }
+            m.stop();
+        }
+        panic!("memcached kept exiting after start (port clashes?)");
+    }
+
+    fn start_once() -> Option<Memcached> {
         let Some(bin) = find_memcached() else {
             eprintln!("SKIPPED: no memcached binary (apt-get install -y memcached)");
             return None;
@@ -68,6 +84,9 @@ impl Memcached {
                     .unwrap()
                     .read_to_string(&mut err)
                     .unwrap();
+                if err.contains("Address already in use") {
+                    return Some(m); // the caller sees the exit and tries another port
+                }
                 panic!("memcached exited ({status}): {err}");
             }
             assert!(
