@@ -376,10 +376,12 @@ def test_big_file_streams(server, files):
     assert n == n_rows, text
     assert text == f"Records: {n_rows}  Deleted: 0  Skipped: 0  Warnings: 0"
     assert rows(c, "SELECT COUNT(*), MIN(id), MAX(id) FROM big") == [(n_rows, 0, n_rows - 1)]
-    # The file never sits in memory: the server grew by far less than its size (the
-    # growth is the table's and undo's pages, about 25 MB, whatever the file's size).
+    # The file never sits in memory: the server grew by far less than its size. What does
+    # grow is bounded whatever the file's size: the buffer pool's pages for the table and
+    # its undo (about 20 MB) and, when no earlier statement has touched it all yet, the
+    # redo log buffer (about 20 MB). CI saw 50 MB; a file held in memory would be 200 MB.
     grown = after - before
-    assert grown < size_kib // 4, f"RSS grew {grown} KiB for a {size_kib} KiB file ({elapsed:.1f}s)"
+    assert grown < size_kib // 2, f"RSS grew {grown} KiB for a {size_kib} KiB file ({elapsed:.1f}s)"
     c.close()
 
 
