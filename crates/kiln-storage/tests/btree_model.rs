@@ -18,6 +18,7 @@ enum Op {
     Insert(u16, usize),
     Upsert(u16, usize),
     Delete(u16),
+    DeleteRange(u16, u16),
     Get(u16),
     Range(u16, u16, bool),
     Sync,
@@ -45,6 +46,7 @@ fn op() -> impl Strategy<Value = Op> {
         10 => (any::<u16>(), vlen()).prop_map(|(k, l)| Op::Insert(k, l)),
         10 => (any::<u16>(), vlen()).prop_map(|(k, l)| Op::Upsert(k, l)),
         8 => any::<u16>().prop_map(Op::Delete),
+        2 => (any::<u16>(), any::<u16>()).prop_map(|(a, b)| Op::DeleteRange(a, b)),
         4 => any::<u16>().prop_map(Op::Get),
         3 => (any::<u16>(), any::<u16>(), any::<bool>()).prop_map(|(a, b, d)| Op::Range(a, b, d)),
         2 => Just(Op::Sync),
@@ -95,6 +97,18 @@ proptest! {
                     let had = t.delete(&k).unwrap().is_some();
                     prop_assert_eq!(had, model.remove(&k).is_some());
                     since.push((k, None));
+                }
+                Op::DeleteRange(a, b) => {
+                    let (a, b) = (key(a), key(b));
+                    let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+                    let n = t.delete_range(&lo, &hi).unwrap();
+                    // Ascending, as the tree deletes them (a crash keeps a prefix).
+                    let gone: Vec<Vec<u8>> = model.range(lo..hi).map(|(k, _)| k.clone()).collect();
+                    prop_assert_eq!(n, gone.len());
+                    for k in gone {
+                        model.remove(&k);
+                        since.push((k, None));
+                    }
                 }
                 Op::Get(k) => {
                     let k = key(k);

@@ -1,4 +1,5 @@
-//! A B+tree over byte-string keys: lookups, inserts, upserts, deletes, range cursors.
+//! A B+tree over byte-string keys: lookups, inserts, upserts, deletes (one key, or a
+//! range: tree/range_delete.rs), range cursors.
 //!
 //! The root page never moves (its number is registered in the tablespace header); a
 //! root split copies the root's records into two new children and the root grows a
@@ -36,6 +37,7 @@ use crate::space::Space;
 
 mod merge;
 mod opt;
+mod range_delete;
 
 #[derive(Debug)]
 pub enum TreeError {
@@ -737,22 +739,34 @@ impl BTree {
         };
         let used_before = node::used_bytes(mtr.page(s));
         mtr.apply(s, Op::Remove { pos: i as u16 });
-        let not_root = mtr.id(s).page_no != self.root;
-        let emptied = node::n_slots(mtr.page(s)) == 0 && not_root;
-        // Merging is tried when this delete takes the leaf below the threshold, not on
-        // every delete in a leaf that is already sparse: one that could not merge then
-        // (full neighbours) would otherwise pay a pessimistic descent per delete. It is
-        // tried again when the leaf empties (unlink) or refills and drops again.
-        let sparse = !emptied
-            && not_root
-            && used_before >= MERGE_BELOW
-            && node::used_bytes(mtr.page(s)) < MERGE_BELOW;
+        let (emptied, sparse) = self.leaf_shrunk(&mtr, s, used_before);
         let lsn = mtr.commit();
         if let Some(first) = chain {
             blob::free(&self.pool, &self.log, &self.space, first)?;
         }
-        // The delete is committed: tidying up is best effort, its failure is not the
-        // delete's (the next delete in this leaf tries again).
+        self.tidy_after_delete(key, emptied, sparse);
+        Ok(Some(lsn))
+    }
+
+    /// What a delete from leaf `s` (which used `used_before` bytes) left to tidy:
+    /// (emptied, sparse). Merging is tried when a delete takes the leaf below the
+    /// threshold, not on every delete in a leaf that is already sparse: one that could
+    /// not merge then (full neighbours) would otherwise pay a pessimistic descent per
+    /// delete. It is tried again when the leaf empties (unlink) or refills and drops.
+    fn leaf_shrunk(&self, mtr: &Mtr, s: Slot, used_before: usize) -> (bool, bool) {
+        let not_root = mtr.id(s).page_no != self.root;
+        let emptied = node::n_slots(mtr.page(s)) == 0 && not_root;
+        let sparse = !emptied
+            && not_root
+            && used_before >= MERGE_BELOW
+            && node::used_bytes(mtr.page(s)) < MERGE_BELOW;
+        (emptied, sparse)
+    }
+
+    /// After a committed delete from the leaf covering `key`: unlinks it if `emptied`,
+    /// merges it if it became `sparse`, and merges sparse parents up the tree. Best
+    /// effort: a failure is not the delete's (the next delete in this leaf tries again).
+    fn tidy_after_delete(&self, key: &[u8], emptied: bool, sparse: bool) {
         let tidy = if emptied {
             self.unlink_empty_leaf(key)
         } else if sparse {
@@ -774,7 +788,6 @@ impl BTree {
                 self.index_id
             );
         }
-        Ok(Some(lsn))
     }
 
     /// A cursor over keys in `range`, ascending or descending.

@@ -516,10 +516,16 @@ impl TrxEngine {
                 }
                 tree.delete_if(&rec.key, |v| super::table::sec_marked_by(v, trx))?;
             }
-            rseg.delete(&undo::undo_key(trx, no))?;
             self.stats.purged_records.fetch_add(1, Ordering::Relaxed);
         }
-        rseg.delete(&undo::undo_key(trx, COMMIT_NO))?;
+        // The log goes in one range delete, a leaf at a time (an insert-only
+        // transaction's records have nothing else to purge: deleting them one by one
+        // was most of purge's work). A crash before the commit record goes repeats
+        // the purge of this transaction, which is idempotent: each step above checks
+        // that the entry is still this transaction's version before removing it.
+        let (from, commit) = (undo::undo_key(trx, 0), undo::undo_key(trx, COMMIT_NO));
+        rseg.delete_range(&from, &commit)?;
+        rseg.delete(&commit)?;
         self.stats.purged_trx.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
