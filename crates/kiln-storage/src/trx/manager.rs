@@ -487,7 +487,23 @@ impl TrxEngine {
 
     fn purge_trx(&self, trx: u64) -> TrxResult<()> {
         let rseg = self.rseg(trx);
-        for (no, rec) in self.undo_records(trx)? {
+        let (from, commit) = (undo::undo_key(trx, 0), undo::undo_key(trx, COMMIT_NO));
+        for r in rseg.range(
+            Bound::Included(&from[..]),
+            Bound::Excluded(&commit[..]),
+            false,
+        ) {
+            let (k, v) = r?;
+            self.stats.purged_records.fetch_add(1, Ordering::Relaxed);
+            // Only delete-marks and secondary changes leave an entry to remove; the
+            // rest (inserts above all) go with the range delete below, undecoded.
+            let kind = v.first().copied().and_then(undo::Kind::from_u8);
+            if !matches!(kind, Some(undo::Kind::DeleteMark | undo::Kind::SecUpdate)) {
+                continue;
+            }
+            let (_, no) = undo::parse_undo_key(&k).expect("key inside the range");
+            let rec = UndoRec::decode(&v)
+                .ok_or_else(|| TrxError::Corrupt(format!("undo record {no} of {trx}")))?;
             let _gate = self.undo_work();
             if rec.kind == undo::Kind::DeleteMark
                 && let Some(tree) = self.tree_if_exists(rec.space, rec.index)?
@@ -516,14 +532,12 @@ impl TrxEngine {
                 }
                 tree.delete_if(&rec.key, |v| super::table::sec_marked_by(v, trx))?;
             }
-            self.stats.purged_records.fetch_add(1, Ordering::Relaxed);
         }
         // The log goes in one range delete, a leaf at a time (an insert-only
         // transaction's records have nothing else to purge: deleting them one by one
         // was most of purge's work). A crash before the commit record goes repeats
         // the purge of this transaction, which is idempotent: each step above checks
         // that the entry is still this transaction's version before removing it.
-        let (from, commit) = (undo::undo_key(trx, 0), undo::undo_key(trx, COMMIT_NO));
         rseg.delete_range(&from, &commit)?;
         rseg.delete(&commit)?;
         self.stats.purged_trx.fetch_add(1, Ordering::Relaxed);

@@ -64,7 +64,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn from_u8(b: u8) -> Option<Kind> {
+    pub(crate) fn from_u8(b: u8) -> Option<Kind> {
         Some(match b {
             1 => Kind::Insert,
             2 => Kind::Update,
