@@ -8,6 +8,7 @@ use super::bind::Scope;
 use super::select::SourceTable;
 use crate::ast::*;
 use crate::result::ColumnInfo;
+use crate::types::SqlType;
 use crate::value::Value;
 
 /// Result-metadata flags of a table column (MySQL's PRI_KEY, UNIQUE_KEY, MULTIPLE_KEY,
@@ -141,6 +142,36 @@ pub(super) fn table_slot_kind(
     )
 }
 
+/// MIN / MAX of a table column: the column's type, length and charset, as MySQL
+/// describes it (nullable: no rows give NULL), whatever values the rows hold. ENUM and
+/// SET become strings, as MySQL's MIN / MAX return them (left to the values).
+fn min_max_of_column(
+    name: &str,
+    call: Option<&Expr>,
+    tables: &[SourceTable],
+) -> Option<ColumnInfo> {
+    let Some(Expr::Func { name: f, args }) = call else {
+        return None;
+    };
+    if !matches!(f.strip_suffix(" distinct").unwrap_or(f), "min" | "max") {
+        return None;
+    }
+    let [Expr::Slot(slot)] = args.as_slice() else {
+        return None;
+    };
+    let t = tables
+        .iter()
+        .rev()
+        .find(|t| *slot >= t.offset && *slot < t.offset + t.handle.def.columns.len())?;
+    let c = &t.handle.def.columns[*slot - t.offset];
+    if matches!(c.ty, SqlType::Enum { .. } | SqlType::Set { .. }) {
+        return None;
+    }
+    let mut info = c.ty.column_info(name);
+    info.not_null = false;
+    Some(info)
+}
+
 /// Result metadata of a select-list item: a plain column of a table keeps the
 /// column's type and names; anything else is derived from the values, or (all NULL,
 /// no rows) from the expression's static type.
@@ -175,6 +206,12 @@ pub(super) fn column_info(
     }
     // Slots past the row are the grouped query's aggregate results.
     let width = scope.columns.len();
+    if grouped
+        && let Expr::Slot(slot) = e
+        && let Some(info) = min_max_of_column(name, agg_calls.get(slot.wrapping_sub(width)), tables)
+    {
+        return info;
+    }
     let slot_kind = |slot: usize| {
         if grouped && slot >= width {
             let call = agg_calls.get(slot - width)?;

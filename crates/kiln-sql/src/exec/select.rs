@@ -904,6 +904,8 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
             false,
             false,
         )
+    } else if let Some(x) = super::minmax::plan(sess, s, filter.as_ref(), lock)? {
+        (super::minmax::read(sess, x)?, true, false)
     } else {
         from_clause(sess, &s.from, filter.as_ref(), lock, Some(s))?
     };
