@@ -161,3 +161,39 @@ proptest! {
         prop_assert_eq!(dump(&t), model);
     }
 }
+
+/// `estimate_len` samples the tree: exact for one page, within a third of the truth for
+/// trees of several levels with uneven fill (random deletes), and 0 once emptied.
+#[test]
+fn estimate_len_tracks_the_count() {
+    let vfs = MemVfs::new();
+    let cfg = config(256, 8 << 20, false);
+    let e = open(&vfs, &cfg);
+    let s = e.create_space("est.ibd").unwrap();
+    e.create_tree(&s, 3).unwrap();
+    let t = e.open_tree(&s, 3).unwrap().unwrap();
+    assert_eq!(t.estimate_len().unwrap(), 0);
+    for i in 0..20u32 {
+        t.insert(&i.to_be_bytes(), b"v").unwrap();
+    }
+    assert_eq!(t.estimate_len().unwrap(), 20);
+    let mut n = 20u64;
+    for i in 20..60_000u32 {
+        let v = vec![b'x'; (i as usize * 7) % 120];
+        t.insert(&i.to_be_bytes(), &v).unwrap();
+        n += 1;
+    }
+    let close = |est: u64, n: u64| (est as f64 - n as f64).abs() <= n as f64 / 3.0;
+    let est = t.estimate_len().unwrap();
+    assert!(close(est, n), "estimate {est} for {n}");
+    // Thin out the left half: leaves there hold fewer entries.
+    for i in (0..30_000u32).filter(|i| i % 3 != 0) {
+        t.delete(&i.to_be_bytes()).unwrap();
+        n -= 1;
+    }
+    let est = t.estimate_len().unwrap();
+    assert!(close(est, n), "estimate {est} for {n}");
+    t.delete_range(&0u32.to_be_bytes(), &u32::MAX.to_be_bytes())
+        .unwrap();
+    assert!(t.estimate_len().unwrap() < 100);
+}

@@ -623,7 +623,11 @@ impl Dictionary {
                 }
                 h
             } else {
-                TableHandle::open(&self.engine, &self.te, def.clone(), auto)?
+                let h = TableHandle::open(&self.engine, &self.te, def.clone(), auto)?;
+                // Same rows: the running count is closer than a new sample.
+                h.rows_estimate
+                    .store(old.rows_estimate.load(Ordering::Relaxed), Ordering::Relaxed);
+                h
             };
             trx.delete(&self.tree, &table_key(schema, name))
                 .map_err(storage_error)?;

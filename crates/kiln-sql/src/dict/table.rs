@@ -59,7 +59,8 @@ pub struct TableHandle {
     row_ids: Option<RowIds>,
     auto_col: Option<usize>,
     auto_next: AtomicU64,
-    /// Rows, roughly (inserts minus deletes since open, plus the count at open).
+    /// Rows, roughly: the clustered tree's estimate at open (`BTree::estimate_len`),
+    /// plus inserts minus deletes since.
     pub rows_estimate: AtomicI64,
     /// Set by DROP: the tablespace goes when the last user lets go of the handle.
     release: Mutex<Option<Arc<TrxEngine>>>,
@@ -157,6 +158,9 @@ impl TableHandle {
             None
         };
         let auto_col = def.auto_increment_column();
+        // Where counting would read every leaf, the tree is sampled: EXPLAIN's rows and
+        // the join order start from it, and inserts and deletes keep it current.
+        let rows_estimate = clustered.estimate_len().unwrap_or(0).min(i64::MAX as u64) as i64;
         let h = TableHandle {
             storage: Table {
                 clustered,
@@ -167,7 +171,7 @@ impl TableHandle {
             row_ids,
             auto_col,
             auto_next: AtomicU64::new(1),
-            rows_estimate: AtomicI64::new(0),
+            rows_estimate: AtomicI64::new(rows_estimate),
             release: Mutex::new(None),
             temporary: false,
             rebuilt_by: 0,

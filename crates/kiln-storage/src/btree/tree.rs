@@ -35,6 +35,7 @@ use crate::mtr::{Mtr, Slot};
 use crate::page::{self, FIL_NULL, OFF_NEXT, OFF_PREV, PageId, PageType, get_u32};
 use crate::space::Space;
 
+mod estimate;
 mod merge;
 mod opt;
 mod range_delete;
