@@ -36,6 +36,8 @@ use crate::space::Space;
 
 mod merge;
 mod opt;
+mod prefetch;
+pub use prefetch::LeafPrefetch;
 
 #[derive(Debug)]
 pub enum TreeError {
