@@ -40,6 +40,9 @@ use crate::stats::HsStats;
 mod find;
 mod modify;
 mod output;
+mod prefetch;
+
+pub use prefetch::PREFETCH_MAX;
 
 /// Rows one request returns or changes, at most (a larger limit is capped).
 pub const ROWS_PER_REQUEST_MAX: u64 = 1_000_000;
@@ -129,6 +132,8 @@ pub struct Executor {
     /// at its end (before any of its responses is sent).
     batch_requests: u64,
     batch_rows_read: u64,
+    /// The encoded keys of a batch's prefetch (memory kept between batches).
+    prefetch_keys: Vec<u8>,
 }
 
 impl Executor {
@@ -144,6 +149,7 @@ impl Executor {
             lost: false,
             batch_requests: 0,
             batch_rows_read: 0,
+            prefetch_keys: Vec::new(),
         }
     }
 
