@@ -54,7 +54,8 @@ impl Executor {
         let wanted = limit.saturating_add(f.offset.min(ROWS_PER_REQUEST_MAX));
         // Collect (pk, stored row) of the matched rows, in order (the pk only when
         // modifying: the answer of a read is written straight from the row bytes).
-        let mut matched: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        let mut matched = std::mem::take(&mut self.matched);
+        matched.clear();
         let mut fvalues: Vec<Value> = Vec::new();
         let mut bad_row = false;
         let mut skip = f.offset;
@@ -75,7 +76,10 @@ impl Executor {
                 };
                 key = &key[..j];
             }
-            let mut kw = KeyWriter::new();
+            // Into the executor's key buffer (given back below): no allocation per key.
+            let mut buf = std::mem::take(&mut self.key_buf);
+            buf.clear();
+            let mut kw = KeyWriter::append_to(buf);
             for (i, v) in key.iter().enumerate() {
                 rowapi::encode_key_part(&h, b.index, i, v, &mut kw);
             }
@@ -125,6 +129,7 @@ impl Executor {
             } else {
                 scan(trx, &h, b.index, op, &prefix, wanted, &mut sink)?;
             }
+            self.key_buf = prefix;
             if bad_row {
                 return Err(Fail::Sql(kiln_sql::dict::storage_error("damaged row")));
             }
@@ -134,7 +139,12 @@ impl Executor {
         }
         self.batch_rows_read += matched.len() as u64;
         match &f.modify {
-            None => write_stored_rows(reply, &h, &b.cols, matched.iter().map(|(_, r)| r)),
+            None => {
+                let r = write_stored_rows(reply, &h, &b.cols, matched.iter().map(|(_, r)| r));
+                matched.clear();
+                self.matched = matched;
+                r
+            }
             Some(m) => self.modify(b, &filters, m, matched, reply),
         }
     }

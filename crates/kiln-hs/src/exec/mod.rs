@@ -134,6 +134,9 @@ pub struct Executor {
     batch_rows_read: u64,
     /// The encoded keys of a batch's prefetch (memory kept between batches).
     prefetch_keys: Vec<u8>,
+    /// A find's encoded key and matched rows (memory kept between requests).
+    key_buf: Vec<u8>,
+    matched: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 impl Executor {
@@ -150,6 +153,8 @@ impl Executor {
             batch_requests: 0,
             batch_rows_read: 0,
             prefetch_keys: Vec::new(),
+            key_buf: Vec::new(),
+            matched: Vec::new(),
         }
     }
 

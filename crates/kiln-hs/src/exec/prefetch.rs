@@ -16,7 +16,9 @@
 //! version) is skipped — `execute` still parses and answers every line itself.
 
 use kiln_common::key::KeyWriter;
+use kiln_sql::dict::TableHandle;
 use kiln_sql::rowapi;
+use kiln_sql::value::Value;
 use kiln_storage::btree::{BTree, LeafPrefetch};
 
 use super::{ConnState, Executor};
@@ -39,12 +41,13 @@ impl Executor {
             if found.len() >= PREFETCH_MAX {
                 break;
             }
-            let Some((tree, key)) = self.lookup_key(conn, line) else {
-                continue;
-            };
             let start = keys.len();
-            keys.extend_from_slice(&key);
-            found.push((tree, start, keys.len()));
+            let tree;
+            (tree, keys) = self.lookup_key(conn, line, keys);
+            match tree {
+                Some(t) => found.push((t, start, keys.len())),
+                None => keys.truncate(start),
+            }
         }
         // A batch of a few lookups (a closed-loop client) has no misses to overlap.
         if found.len() < PREFETCH_MIN {
@@ -64,9 +67,28 @@ impl Executor {
         self.prefetch_keys = keys;
     }
 
-    /// The clustered tree and encoded key of a line `<id> = 1 <key> ...` whose binding
-    /// is the primary key of one column, resolved at the current dictionary version.
-    fn lookup_key<'a>(&self, conn: &'a ConnState, line: &[u8]) -> Option<(&'a BTree, Vec<u8>)> {
+    /// The clustered tree of a line `<id> = 1 <key> ...` whose binding is the primary
+    /// key of one column, resolved at the current dictionary version, with the encoded
+    /// key appended to `keys` (which is handed back either way).
+    fn lookup_key<'a>(
+        &self,
+        conn: &'a ConnState,
+        line: &[u8],
+        keys: Vec<u8>,
+    ) -> (Option<&'a BTree>, Vec<u8>) {
+        let Some((h, v)) = self.lookup_value(conn, line) else {
+            return (None, keys);
+        };
+        let mut kw = KeyWriter::append_to(keys);
+        rowapi::encode_key_part(h, 0, 0, &v, &mut kw);
+        (Some(&h.storage.clustered), kw.finish())
+    }
+
+    fn lookup_value<'a>(
+        &self,
+        conn: &'a ConnState,
+        line: &[u8],
+    ) -> Option<(&'a TableHandle, Value)> {
         let mut t = line.split(|&b| b == b'\t');
         let id = t.next()?;
         if t.next()? != b"=" || t.next()? != b"1" {
@@ -87,11 +109,6 @@ impl Executor {
             return None;
         }
         let v = rowapi::convert_for_compare(h, ix.parts[0].column, Some(key));
-        if v.is_null() {
-            return None;
-        }
-        let mut kw = KeyWriter::new();
-        rowapi::encode_key_part(h, 0, 0, &v, &mut kw);
-        Some((&h.storage.clustered, kw.finish()))
+        (!v.is_null()).then_some((&**h, v))
     }
 }
