@@ -48,6 +48,12 @@ impl KeyWriter {
         KeyWriter::default()
     }
 
+    /// A writer that appends the key after the bytes already in `buf` (`finish`
+    /// returns them all): lets a caller reuse one buffer's memory for many keys.
+    pub fn append_to(buf: Vec<u8>) -> KeyWriter {
+        KeyWriter { buf, part: 0 }
+    }
+
     pub fn finish(self) -> Vec<u8> {
         self.buf
     }

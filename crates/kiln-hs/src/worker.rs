@@ -305,6 +305,7 @@ impl Worker {
             .store(candidates.len(), Ordering::Relaxed);
         self.stats.batches.inc();
         self.exec.begin_batch();
+        self.prefetch(candidates);
         let mut executed = 0usize;
         let mut lost = false;
         'conns: for &i in candidates {
@@ -360,6 +361,25 @@ impl Worker {
                     && find_line(&c.input[c.in_pos..]).is_some()
             })
         })
+    }
+
+    /// Hands the batch's complete lines to the executor's leaf prefetch (a hint: see
+    /// exec/prefetch.rs), in the order the batch will run them.
+    fn prefetch(&mut self, candidates: &[usize]) {
+        let conns = &self.conns;
+        let lines = candidates
+            .iter()
+            .filter_map(|&i| conns.get(i).and_then(|c| c.as_ref()))
+            .flat_map(|c| {
+                let rest = &c.input[c.in_pos..];
+                let end = rest.iter().rposition(|&b| b == b'\n').unwrap_or(0);
+                rest[..end]
+                    .split(|&b| b == b'\n')
+                    .filter(|l| !l.is_empty())
+                    .take(LINES_PER_CONN_PER_BATCH)
+                    .map(move |l| (&c.state, strip_eol(l)))
+            });
+        self.exec.prefetch(lines);
     }
 
     /// Executes the next complete line of connection `i`: Some(true) if one ran,

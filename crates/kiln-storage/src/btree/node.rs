@@ -336,25 +336,96 @@ fn cmp_key<P: NodeBytes + ?Sized>(p: &P, i: usize, target: &[u8]) -> Ordering {
     p.cmp_at(off + h, key_len, target)
 }
 
-/// Binary search: `Ok(i)` if record i has `key`, else `Err(i)` where it would go.
+/// Slots below which `search` goes straight to bisection.
+const INTERPOLATE_MIN: usize = 16;
+/// Interpolation probes before `search` falls back to bisection.
+const INTERPOLATE_ROUNDS: usize = 2;
+
+/// Search: `Ok(i)` if record i has `key`, else `Err(i)` where it would go.
+///
+/// The first probes interpolate on the slots' key prefixes (the key's first 8 bytes
+/// as a number): keys spread evenly over their range — an auto-increment or dense
+/// integer primary key — are found at the first probe, so a point read of a cold leaf
+/// misses the cache on about 3 lines (the last slot, the probed slot, the record)
+/// instead of one per bisection step. After `INTERPOLATE_ROUNDS` probes, or when the
+/// prefixes cannot place the key, it bisects what remains. Every probe keeps the
+/// invariant that slots below `lo` are less than `target` and slots from `hi` on are
+/// greater, so the probe position affects only the cost, never the answer; the
+/// arithmetic is saturating and clamped, as a page read without a latch may be torn.
 pub fn search<P: NodeBytes + ?Sized>(p: &P, target: &[u8]) -> Result<usize, usize> {
-    let (mut lo, mut hi) = (0usize, p.node_slots());
+    let n = p.node_slots();
     let tp = key_prefix(target);
+    let prefix = |i: usize| p.u64_at(SLOTS_START + SLOT * i + 2);
+    // Compares slot i with the target, by prefix first.
+    let probe = |i: usize, pi: u64| match pi.cmp(&tp) {
+        Ordering::Equal => cmp_key(p, i, target),
+        ne => ne,
+    };
+    let (mut lo, mut hi) = (0usize, n);
+    if n >= INTERPOLATE_MIN {
+        let (first, last) = (prefix(0), prefix(n - 1));
+        if first < tp && tp < last {
+            // Slot lo − 1 has prefix lo_p ≤ tp, slot hi has prefix hi_p ≥ tp.
+            (lo, hi) = (1, n - 1);
+            let (mut lo_p, mut hi_p) = (first, last);
+            for _ in 0..INTERPOLATE_ROUNDS {
+                let Some(mid) = interpolate(lo, hi, lo_p, hi_p, tp) else {
+                    break;
+                };
+                let mp = prefix(mid);
+                match probe(mid, mp) {
+                    Ordering::Less => (lo, lo_p) = (mid + 1, mp),
+                    Ordering::Greater => (hi, hi_p) = (mid, mp),
+                    Ordering::Equal => return Ok(mid),
+                }
+            }
+        }
+    }
     while lo < hi {
         let mid = (lo + hi) / 2;
-        let by_prefix = p.u64_at(SLOTS_START + SLOT * mid + 2).cmp(&tp);
-        let ord = if by_prefix == Ordering::Equal {
-            cmp_key(p, mid, target)
-        } else {
-            by_prefix
-        };
-        match ord {
+        match probe(mid, prefix(mid)) {
             Ordering::Less => lo = mid + 1,
             Ordering::Greater => hi = mid,
             Ordering::Equal => return Ok(mid),
         }
     }
     Err(lo)
+}
+
+/// The slot in [lo, hi) where `tp` lies if prefixes grow linearly from `lo_p` (slot
+/// lo − 1) to `hi_p` (slot hi); None when the range is empty or flat.
+fn interpolate(lo: usize, hi: usize, lo_p: u64, hi_p: u64, tp: u64) -> Option<usize> {
+    let width = hi_p.saturating_sub(lo_p);
+    if lo == 0 || lo >= hi || width == 0 {
+        return None;
+    }
+    // In 64-bit arithmetic (a 128-bit division was a visible cost): both distances
+    // scaled down to at most 32 significant bits, times a span of at most a page's
+    // slots, cannot overflow.
+    let shift = (64 - width.leading_zeros()).saturating_sub(32);
+    let (num, den) = (tp.saturating_sub(lo_p) >> shift, width >> shift);
+    let span = (hi - lo + 1).min(SLOTS_MAX) as u64;
+    let step = num.min(den).saturating_mul(span) / den.max(1);
+    let guess = (lo - 1).saturating_add(usize::try_from(step).unwrap_or(usize::MAX));
+    Some(guess.clamp(lo, hi - 1))
+}
+
+/// The slot `search` probes first after the first and last ones (for prefetching: a
+/// hint, computed from possibly torn bytes); None if it would bisect from the start.
+pub fn first_probe<P: NodeBytes + ?Sized>(p: &P, target: &[u8]) -> Option<usize> {
+    let n = p.node_slots();
+    if n < INTERPOLATE_MIN {
+        return None;
+    }
+    let tp = key_prefix(target);
+    let (first, last) = (
+        p.u64_at(SLOTS_START + 2),
+        p.u64_at(SLOTS_START + SLOT * (n - 1) + 2),
+    );
+    if !(first < tp && tp < last) {
+        return None;
+    }
+    interpolate(1, n - 1, first, last, tp)
 }
 
 pub fn leaf_record(key: &[u8], stored: Stored<'_>) -> Vec<u8> {
@@ -591,6 +662,62 @@ mod tests {
         let mut b = PageBuf::zeroed();
         init(&mut b.0, PageId::new(1, 5), 9, 0);
         b
+    }
+
+    /// `search` (interpolation, then bisection) answers as a linear scan does, for key
+    /// sets that interpolate well (dense integers), badly (skewed, shared prefixes,
+    /// prefixes that tie) and for targets between, below and above every key.
+    #[test]
+    fn search_agrees_with_a_linear_scan() {
+        let sets: Vec<Vec<Vec<u8>>> = vec![
+            (1..=200u32).map(|i| i.to_be_bytes().to_vec()).collect(),
+            (0..150u64)
+                .map(|i| (i * i * i).to_be_bytes().to_vec())
+                .collect(),
+            (0..120u32)
+                .map(|i| format!("user:{:06}", i * 7).into_bytes())
+                .collect(),
+            (0..100u32)
+                .map(|i| [&b"samepref"[..], &i.to_be_bytes()].concat())
+                .collect(),
+            (0..64u32)
+                .map(|i| vec![i as u8; 1 + (i as usize % 5)])
+                .collect(),
+            (0..16u32)
+                .map(|i| (i * 1000).to_be_bytes().to_vec())
+                .collect(),
+        ];
+        for keys in sets {
+            let mut keys = keys;
+            keys.sort();
+            keys.dedup();
+            let mut b = leaf();
+            for (i, k) in keys.iter().enumerate() {
+                insert_at(&mut b.0, i, &leaf_record(k, Stored::Inline(b"v")));
+            }
+            check(&b.0);
+            let mut targets: Vec<Vec<u8>> = keys.clone();
+            for k in &keys {
+                let mut up = k.clone();
+                up.push(0);
+                targets.push(up);
+                let mut down = k.clone();
+                if let Some(l) = down.last_mut() {
+                    *l = l.wrapping_sub(1);
+                }
+                targets.push(down);
+            }
+            targets.extend([vec![], vec![0xff; 12], vec![0x00]]);
+            for t in &targets {
+                let want = keys.binary_search(t);
+                assert_eq!(search(&b.0, t), want, "target {t:?}");
+                assert_eq!(
+                    search(&OptPage::of(&b), t),
+                    want,
+                    "latch-free, target {t:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -38,7 +38,9 @@ use crate::space::Space;
 mod estimate;
 mod merge;
 mod opt;
+mod prefetch;
 mod range_delete;
+pub use prefetch::LeafPrefetch;
 
 #[derive(Debug)]
 pub enum TreeError {

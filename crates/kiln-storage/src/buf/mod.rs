@@ -28,6 +28,7 @@
 
 pub mod lru;
 pub mod optimistic;
+pub mod prefetch;
 mod region;
 
 use std::collections::{BTreeSet, HashMap};

@@ -157,6 +157,17 @@ impl<'a> OptPage<'a> {
         len.cmp(&other.len())
     }
 
+    /// Asks the CPU to cache the lines of [off, off + len), clamped to the page (a
+    /// hint: nothing is read).
+    pub fn prefetch(&self, off: usize, len: usize) {
+        let end = off.saturating_add(len).min(PAGE_SIZE);
+        let mut at = off.min(PAGE_SIZE) & !63;
+        while at < end {
+            super::prefetch::prefetch_line(self.base.wrapping_add(at));
+            at += 64;
+        }
+    }
+
     /// Appends the bytes [off, off + len) to `out` (nothing if out of bounds).
     pub fn copy_to(&self, off: usize, len: usize, out: &mut Vec<u8>) {
         if !Self::in_bounds(off, len) {

@@ -434,7 +434,7 @@ impl Trx {
                 let Some(v) = tree.get(key)? else {
                     return Ok(None);
                 };
-                self.visible(tree, key, &v)
+                self.visible_owned(tree, key, v)
             }
             ReadMode::Share(w) | ReadMode::Update(w) => {
                 let m = if matches!(mode, ReadMode::Share(_)) {
@@ -454,6 +454,32 @@ impl Trx {
                 }
             }
         }
+    }
+
+    /// `visible` of a value the caller owns: when the newest version is the one seen
+    /// (the common case of a point read) its row is returned in the same buffer, the
+    /// system columns cut off its front, instead of being copied into a new one.
+    fn visible_owned(
+        &mut self,
+        tree: &BTree,
+        key: &[u8],
+        mut value: Vec<u8>,
+    ) -> TrxResult<Option<Vec<u8>>> {
+        let e = decode(&value)?;
+        let (trx_id, delete_marked, sys_len) =
+            (e.trx_id, e.delete_marked, value.len() - e.row.len());
+        let seen = self.opts.isolation == Isolation::ReadUncommitted || {
+            let view = self.view();
+            self.te.sys.visible(&view, trx_id)
+        };
+        if !seen {
+            return self.visible(tree, key, &value);
+        }
+        if delete_marked {
+            return Ok(None);
+        }
+        value.drain(..sys_len);
+        Ok(Some(value))
     }
 
     /// The version of a clustered value this transaction sees: the row, or None if
