@@ -148,20 +148,25 @@ def uncached(sql):
     return f"{sql} /* u{next(_n)} */"
 
 
+def schema_conn(server, db):
+    """A connection to a new database `db` holding SCHEMA."""
+    c = server.connect()
+    with c.cursor() as cur:
+        cur.execute(f"CREATE DATABASE {db}")
+        cur.execute(f"USE {db}")
+        cur.execute("SET sql_mode = 'STRICT_TRANS_TABLES'")
+        for s in SCHEMA:
+            cur.execute(s)
+    return c
+
+
 @pytest.fixture(scope="module")
 def servers(kiln_shared):
     m = start_private_mariadb("kiln-maria-sc-")
     conns = []
     try:
         for server in (kiln_shared, m):
-            c = server.connect()
-            with c.cursor() as cur:
-                cur.execute(f"CREATE DATABASE {DB}")
-                cur.execute(f"USE {DB}")
-                cur.execute("SET sql_mode = 'STRICT_TRANS_TABLES'")
-                for s in SCHEMA:
-                    cur.execute(s)
-            conns.append(c)
+            conns.append(schema_conn(server, DB))
         yield kiln_shared, conns[0], conns[1]
     finally:
         for c in conns:
@@ -210,13 +215,7 @@ def test_dml_cached_equals_parsed(servers):
     kiln, k, m = servers
     # The parsed runs go to a copy of the schema under another database: the same
     # texts, the same table names (warnings name them).
-    o = kiln.connect()
-    with o.cursor() as cur:
-        cur.execute(f"CREATE DATABASE {DB}_o")
-        cur.execute(f"USE {DB}_o")
-        cur.execute("SET sql_mode = 'STRICT_TRANS_TABLES'")
-        for st in SCHEMA:
-            cur.execute(st)
+    o = schema_conn(kiln, f"{DB}_o")
     hits0 = status(k, "Kiln_stmt_cache_hits")
     runs, agree = 0, 0
     for shape, pools in DMLS:

@@ -1,4 +1,5 @@
-//! Statement digests for text statements: the plan cache of COM_QUERY.
+//! Statement digests for text statements: the keys of COM_QUERY's point plans and
+//! of its statement cache.
 //!
 //! A digest is the statement's tokens with integer and string literals replaced by
 //! `?`, joined by single spaces (comments and spacing fall away, keyword case stays).
@@ -10,10 +11,13 @@
 //!
 //! Only point selects are served this way: a literal and a parameter are alike in a
 //! `column = value` comparison (same coercibility, same key conversion), and a point
-//! select has literals nowhere else but in its LIMIT. Every other statement takes the
-//! ordinary parse. The literals left in place (so they never become parameters):
-//! strings after a word (`_latin1'x'`, `DATE '…'`, `LIKE '…'`) or beside another
-//! string (`'a' 'b'` concatenates), double-quoted strings (identifiers under
+//! select has literals nowhere else but in its LIMIT. Other SELECT / INSERT / REPLACE /
+//! UPDATE / DELETE texts go to the statement cache (stmt_cache.rs), keyed by the same
+//! pass's template (the text itself with the literals as `?`). The literals left in
+//! place (so they never become parameters): strings after a word other than an
+//! operator word (`_latin1 'x'`, `DATE '…'`, `AS 'x'`; after `LIKE`, `AND`, `THEN` …
+//! they are operands) or against an introducer (`_latin1'x'`, `N'x'`) or beside
+//! another string (`'a' 'b'` concatenates), double-quoted strings (identifiers under
 //! ANSI_QUOTES), hex/bit/decimal/float literals, numbers past 64 bits.
 
 use std::collections::HashMap;

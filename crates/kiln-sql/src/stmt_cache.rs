@@ -30,7 +30,8 @@
 //! starts over when the dictionary version, the current database or sql_mode change
 //! (a parser that learns ANSI_QUOTES or PIPES_AS_CONCAT must not meet old entries),
 //! and on COM_RESET_CONNECTION. Limits: `digest::TEXT_BYTES_MAX` bytes of text, 64
-//! literals, `TEMPLATES_MAX` entries (the cache starts over when full).
+//! literals, `TEMPLATES_MAX` entries and `KEY_BYTES_MAX` bytes of keys (the cache
+//! starts over when full).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -41,6 +42,8 @@ use crate::value::Value;
 
 /// Templates a session remembers.
 const TEMPLATES_MAX: usize = 256;
+/// Bytes of keys a session remembers (the templates' trees are of the same order).
+const KEY_BYTES_MAX: usize = 256 * 1024;
 
 /// What the session knows of a key.
 #[derive(Clone)]
@@ -62,6 +65,8 @@ struct Stamp {
 #[derive(Default)]
 pub struct StmtCache {
     map: HashMap<String, Entry>,
+    /// Sum of the keys' lengths.
+    key_bytes: usize,
     stamp: Option<Stamp>,
 }
 
@@ -74,6 +79,7 @@ impl StmtCache {
         });
         if !same {
             self.map.clear();
+            self.key_bytes = 0;
             self.stamp = Some(Stamp {
                 version,
                 database: database.map(str::to_string),
@@ -87,14 +93,18 @@ impl StmtCache {
     }
 
     pub fn insert(&mut self, key: String, e: Entry) {
-        if self.map.len() >= TEMPLATES_MAX {
+        if self.map.len() >= TEMPLATES_MAX || self.key_bytes + key.len() > KEY_BYTES_MAX {
             self.map.clear();
+            self.key_bytes = 0;
         }
+        // Only missing keys are inserted: no length is counted twice.
+        self.key_bytes += key.len();
         self.map.insert(key, e);
     }
 
     pub fn clear(&mut self) {
         self.map.clear();
+        self.key_bytes = 0;
         self.stamp = None;
     }
 }
