@@ -1,4 +1,5 @@
-//! Statement digests for text statements: the plan cache of COM_QUERY.
+//! Statement digests for text statements: the keys of COM_QUERY's point plans and
+//! of its statement cache.
 //!
 //! A digest is the statement's tokens with integer and string literals replaced by
 //! `?`, joined by single spaces (comments and spacing fall away, keyword case stays).
@@ -10,10 +11,13 @@
 //!
 //! Only point selects are served this way: a literal and a parameter are alike in a
 //! `column = value` comparison (same coercibility, same key conversion), and a point
-//! select has literals nowhere else but in its LIMIT. Every other statement takes the
-//! ordinary parse. The literals left in place (so they never become parameters):
-//! strings after a word (`_latin1'x'`, `DATE '…'`, `LIKE '…'`) or beside another
-//! string (`'a' 'b'` concatenates), double-quoted strings (identifiers under
+//! select has literals nowhere else but in its LIMIT. Other SELECT / INSERT / REPLACE /
+//! UPDATE / DELETE texts go to the statement cache (stmt_cache.rs), keyed by the same
+//! pass's template (the text itself with the literals as `?`). The literals left in
+//! place (so they never become parameters): strings after a word other than an
+//! operator word (`_latin1 'x'`, `DATE '…'`, `AS 'x'`; after `LIKE`, `AND`, `THEN` …
+//! they are operands) or against an introducer (`_latin1'x'`, `N'x'`) or beside
+//! another string (`'a' 'b'` concatenates), double-quoted strings (identifiers under
 //! ANSI_QUOTES), hex/bit/decimal/float literals, numbers past 64 bits.
 
 use std::collections::HashMap;
@@ -23,30 +27,77 @@ use crate::lexer::{Tok, tokenize};
 use crate::parse::{Parsed, parse_one};
 use crate::value::Value;
 
-/// Longest text considered (longer statements are not point selects).
-const TEXT_BYTES_MAX: usize = 2048;
+/// Longest text considered (longer statements are neither cached nor point selects).
+pub const TEXT_BYTES_MAX: usize = 4096;
 /// Literals one digest may replace.
 const LITERALS_MAX: usize = 64;
 /// Digests a session remembers (the cache starts over when full).
 const DIGESTS_MAX: usize = 256;
 
-/// A text statement as its digest and its literals, in order. None: the text cannot
-/// be a point select, or has placeholders, several statements or a lexing error.
-pub fn normalize(sql: &str, no_backslash_escapes: bool) -> Option<(String, Vec<Value>)> {
+/// A text statement taken apart (`normalize`).
+#[derive(Debug)]
+pub struct Normalized {
+    /// The point-select digest: tokens joined by single spaces, literals as `?`
+    /// (SELECT statements only).
+    pub digest: Option<String>,
+    /// The statement-cache key (stmt_cache.rs): the text itself with each literal's
+    /// bytes replaced by `?` (spacing and comments kept, so select-list names taken
+    /// from the text stay), then a NUL and one letter per literal for its kind.
+    pub key: String,
+    /// Length of the template text at the start of `key`.
+    pub template_len: usize,
+    /// The literals, in order, as the parser makes them.
+    pub literals: Vec<Value>,
+}
+
+impl Normalized {
+    /// The text with its literals replaced by `?`.
+    pub fn template(&self) -> &str {
+        &self.key[..self.template_len]
+    }
+}
+
+/// The statement kinds taken apart: the cacheable ones.
+const KINDS: &[&str] = &["SELECT", "INSERT", "REPLACE", "UPDATE", "DELETE"];
+
+/// Whether a string literal after this token is a plain operand (else it is an
+/// alias, a charset introducer's, a typed literal's or a concatenation's part, and
+/// stays in the digest).
+fn operand_after(prev: &Tok) -> bool {
+    /// Operators written as words.
+    const OPERATORS: &[&str] = &[
+        "AND", "BETWEEN", "ELSE", "LIKE", "NOT", "OR", "REGEXP", "RLIKE", "THEN", "WHEN", "XOR",
+    ];
+    match prev {
+        Tok::Str(_) => false,
+        Tok::Word(w) => OPERATORS.iter().any(|o| o.eq_ignore_ascii_case(w)),
+        _ => true,
+    }
+}
+
+/// A text statement as its digest, template and literals. None: not a statement
+/// kind the caches serve, or it has placeholders, several statements, a lexing
+/// error, or is past the limits.
+pub fn normalize(sql: &str, no_backslash_escapes: bool) -> Option<Normalized> {
     if sql.len() > TEXT_BYTES_MAX {
         return None;
     }
-    let head = sql.trim_start().get(..6)?;
-    if !head.eq_ignore_ascii_case("SELECT") {
-        return None;
-    }
+    let body = sql.trim_start();
+    let kind = KINDS.iter().find(|k| {
+        body.get(..k.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(k))
+    })?;
+    let select = *kind == "SELECT";
     let toks = tokenize(sql, no_backslash_escapes).ok()?;
     let mut end = toks.len();
     while end > 0 && matches!(toks[end - 1].tok, Tok::Eof | Tok::Op(";")) {
         end -= 1;
     }
     let toks = &toks[..end];
-    let mut digest = String::with_capacity(sql.len());
+    let mut digest = String::with_capacity(if select { sql.len() } else { 0 });
+    let mut key = String::with_capacity(sql.len() + 8);
+    let mut kinds = String::new();
+    let mut copied = toks.first().map_or(0, |t| t.start);
     let mut literals = Vec::new();
     let bytes = sql.as_bytes();
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80;
@@ -62,39 +113,61 @@ pub fn normalize(sql: &str, no_backslash_escapes: bool) -> Option<(String, Vec<V
                 start -= 1;
             }
         }
+        // The kind letter tells apart literals the parser treats apart: a minus
+        // folds into an i64 literal and into 2^63 but not into another u64.
         let lit = match &t.tok {
             Tok::Int(s) => match s.parse::<i64>() {
-                Ok(v) => Some(Value::Int(v)),
-                Err(_) => s.parse::<u64>().ok().map(Value::UInt),
+                Ok(v) => Some((Value::Int(v), 'i')),
+                Err(_) => s
+                    .parse::<u64>()
+                    .ok()
+                    .map(|u| (Value::UInt(u), if u == 1u64 << 63 { 'm' } else { 'u' })),
             },
             Tok::Str(b)
                 if start == t.start
                     && bytes.get(t.start) == Some(&b'\'')
-                    && (i == 0 || !matches!(toks[i - 1].tok, Tok::Word(_) | Tok::Str(_)))
+                    && (i == 0 || operand_after(&toks[i - 1].tok))
                     && !matches!(toks.get(i + 1).map(|n| &n.tok), Some(Tok::Str(_))) =>
             {
                 Some(match std::str::from_utf8(b) {
-                    Ok(s) => Value::Str(s.to_string()),
-                    Err(_) => Value::Bytes(b.to_vec()),
+                    Ok(s) => (Value::Str(s.to_string()), 's'),
+                    Err(_) => (Value::Bytes(b.to_vec()), 'b'),
                 })
             }
             _ => None,
         };
-        if i > 0 {
+        if select && i > 0 {
             digest.push(' ');
         }
         match lit {
-            Some(v) => {
+            Some((v, k)) => {
                 if literals.len() == LITERALS_MAX {
                     return None;
                 }
                 literals.push(v);
-                digest.push('?');
+                kinds.push(k);
+                if select {
+                    digest.push('?');
+                }
+                key.push_str(&sql[copied..t.start]);
+                key.push('?');
+                copied = t.end;
             }
-            None => digest.push_str(&sql[start..t.end]),
+            None if select => digest.push_str(&sql[start..t.end]),
+            None => {}
         }
     }
-    Some((digest, literals))
+    let last = toks.last().map_or(copied, |t| t.end).max(copied);
+    key.push_str(&sql[copied..last]);
+    let template_len = key.len();
+    key.push('\0');
+    key.push_str(&kinds);
+    Some(Normalized {
+        digest: select.then_some(digest),
+        key,
+        template_len,
+        literals,
+    })
 }
 
 /// What the session knows of a digest.
@@ -147,7 +220,8 @@ mod tests {
     use super::*;
 
     fn n(sql: &str) -> Option<(String, Vec<Value>)> {
-        normalize(sql, false)
+        let x = normalize(sql, false)?;
+        Some((x.digest?, x.literals))
     }
 
     #[test]

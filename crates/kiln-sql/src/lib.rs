@@ -33,6 +33,7 @@ mod session_point;
 mod session_trx;
 pub mod show;
 pub mod status;
+pub mod stmt_cache;
 pub mod sysvar;
 pub mod temp_tables;
 pub mod temporal_store;

@@ -224,6 +224,8 @@ pub struct Session {
     pub(crate) temp: crate::temp_tables::TempTables,
     /// Text statements' digests and their point plans (digest.rs).
     pub(crate) digests: crate::digest::DigestCache,
+    /// Text statements' templates (stmt_cache.rs).
+    pub(crate) stmt_cache: crate::stmt_cache::StmtCache,
     /// PREPARE'd statements by lower-cased name (prepared_sql.rs).
     pub(crate) sql_prepared: HashMap<String, Arc<Parsed>>,
     /// The metadata locks the session holds (mdl.rs, session_mdl.rs).
@@ -301,6 +303,7 @@ impl Session {
             privs_generation: 0,
             temp: Default::default(),
             digests: Default::default(),
+            stmt_cache: Default::default(),
             sql_prepared: HashMap::new(),
             mdl: crate::mdl::MdlContext::new(connection_id),
             mdl_high_prio: false,
@@ -319,6 +322,7 @@ impl Session {
         self.var_cache = None;
         self.user_vars.clear();
         self.digests.clear();
+        self.stmt_cache.clear();
         self.sql_prepared.clear();
         self.diagnostics.clear();
         self.diagnostics_total = 0;

@@ -1,6 +1,7 @@
-//! The session's side of point plans (exec/point.rs) and statement digests
-//! (digest.rs): running a parsed statement through its plan, and COM_QUERY point
-//! selects found by digest.
+//! The session's side of point plans (exec/point.rs), statement digests
+//! (digest.rs) and the text-statement cache (stmt_cache.rs): running a parsed
+//! statement through its plan, COM_QUERY point selects found by digest, and
+//! COM_QUERY statements run from their template.
 
 use kiln_common::Result;
 
@@ -8,6 +9,7 @@ use crate::ast::Stmt;
 use crate::parse::Parsed;
 use crate::result::Outcome;
 use crate::session::Session;
+use crate::value::Value;
 
 impl Session {
     /// `dispatch`, through the statement's point plan when it has a current one; a
@@ -53,14 +55,75 @@ impl Session {
         r
     }
 
-    /// A text statement that is a primary-key point select, run through its digest's
-    /// plan (digest.rs). None: not one; the caller parses and executes it as usual.
-    pub fn execute_text_point(&mut self, sql: &str) -> Option<Result<Outcome>> {
-        self.dict.as_ref()?;
+    /// A text statement run without the parser: a primary-key point select through
+    /// its digest's plan (digest.rs), or any statement of a cacheable kind through
+    /// its template (stmt_cache.rs); the first text of a template is parsed and run
+    /// here too. None: neither applies; the caller parses and executes it as usual.
+    pub fn execute_text_cached(&mut self, sql: &str) -> Option<Result<Outcome>> {
+        let version = self.dict.as_ref()?.version();
         let nbe = self.no_backslash_escapes();
-        let (digest, literals) = crate::digest::normalize(sql, nbe)?;
-        let version = self.dict().ok()?.version();
-        let parsed = match self.digests.get(&digest) {
+        let n = crate::digest::normalize(sql, nbe)?;
+        if let Some(digest) = &n.digest
+            && let Some(r) = self.execute_text_point(digest, &n.literals, version, nbe)
+        {
+            return Some(r);
+        }
+        self.execute_text_template(sql, n, version, nbe)
+    }
+
+    fn execute_text_template(
+        &mut self,
+        sql: &str,
+        n: crate::digest::Normalized,
+        version: u64,
+        nbe: bool,
+    ) -> Option<Result<Outcome>> {
+        use crate::stmt_cache::{Entry, examine, instantiate};
+        self.cached_vars();
+        let sql_mode = self.var_cache.as_ref().map_or("", |c| c.sql_mode.as_str());
+        self.stmt_cache
+            .validate(version, self.database.as_deref(), sql_mode);
+        match self.stmt_cache.get(&n.key) {
+            Some(Entry::Template(t)) => {
+                let stmt = instantiate(t, &n.literals)?;
+                crate::status::add("Kiln_stmt_cache_hits", 1);
+                let parsed = Parsed {
+                    stmt,
+                    param_count: 0,
+                    point: Default::default(),
+                };
+                Some(self.execute(&parsed, Vec::new()))
+            }
+            Some(Entry::Not) => {
+                crate::status::add("Kiln_stmt_cache_misses", 1);
+                None
+            }
+            None => {
+                // A text that does not parse is left to the caller, which reports it.
+                let parsed = crate::parse::parse_one(sql, nbe).ok()?;
+                crate::status::add("Kiln_stmt_cache_misses", 1);
+                let entry = examine(&parsed.stmt, n.template(), &n.literals, nbe);
+                let cacheable = matches!(entry, Entry::Template(_));
+                self.stmt_cache.insert(n.key, entry);
+                if !cacheable {
+                    // Other statement kinds take the caller's path (LOAD DATA LOCAL
+                    // there reads from the client).
+                    return None;
+                }
+                Some(self.execute(&parsed, Vec::new()))
+            }
+        }
+    }
+
+    /// A primary-key point select run through its digest's plan. None: not one.
+    fn execute_text_point(
+        &mut self,
+        digest: &str,
+        literals: &[Value],
+        version: u64,
+        nbe: bool,
+    ) -> Option<Result<Outcome>> {
+        let parsed = match self.digests.get(digest) {
             Some(crate::digest::Entry::Point(p)) => p.clone(),
             Some(crate::digest::Entry::Not {
                 version: v,
@@ -69,14 +132,14 @@ impl Session {
                 return None;
             }
             _ => {
-                let entry = match crate::digest::examine(self, &digest, nbe) {
+                let entry = match crate::digest::examine(self, digest, nbe) {
                     Some(p) => crate::digest::Entry::Point(p),
                     None => crate::digest::Entry::Not {
                         version,
                         database: self.database.clone(),
                     },
                 };
-                self.digests.insert(digest.clone(), entry.clone());
+                self.digests.insert(digest.to_string(), entry.clone());
                 match entry {
                     crate::digest::Entry::Point(p) => p,
                     crate::digest::Entry::Not { .. } => return None,
@@ -99,6 +162,6 @@ impl Session {
             // Its general execution found it no point select after all.
             return None;
         }
-        Some(self.execute(&parsed, literals))
+        Some(self.execute(&parsed, literals.to_vec()))
     }
 }

@@ -97,9 +97,10 @@ pub fn record_com_only(com: &str) {
     }
 }
 
-/// InnoDB row counters (SHOW STATUS Innodb_rows_*), and the point-plan cache's
+/// InnoDB row counters (SHOW STATUS Innodb_rows_*), the point-plan cache's
 /// (exec/point.rs): plans made, and executions a plan answered without the general
-/// path.
+/// path, and the text-statement cache's (stmt_cache.rs): texts run from a template,
+/// and texts of a cacheable kind that were parsed.
 pub const ROW_COUNTERS: &[&str] = &[
     "Innodb_rows_deleted",
     "Innodb_rows_inserted",
@@ -110,6 +111,8 @@ pub const ROW_COUNTERS: &[&str] = &[
     "Kiln_join_pairs_checked",
     "Kiln_point_plan_hits",
     "Kiln_point_plans",
+    "Kiln_stmt_cache_hits",
+    "Kiln_stmt_cache_misses",
 ];
 
 static ROWS: [ShardedCounter; ROW_COUNTERS.len()] =

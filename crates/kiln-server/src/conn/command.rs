@@ -396,8 +396,9 @@ fn unknown_stmt(id: u32, func: &str) -> KilnError {
 fn query(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, sql: &[u8]) -> Flow {
     let text = kiln_sql::lexer::sql_text(sql).into_owned();
     set_state(conn, "Query", Some(&text));
-    // Primary-key point selects run from their digest's plan, without a parse.
-    if let Some(r) = conn.session.execute_text_point(&text) {
+    // Point selects run from their digest's plan, and statements of a cacheable
+    // kind from their template (kiln_sql::stmt_cache), without a parse.
+    if let Some(r) = conn.session.execute_text_cached(&text) {
         match r {
             Ok(outcome) => {
                 if send_outcome(io, conn, &outcome, false, false).is_err() {

@@ -12,7 +12,7 @@
 //! Two caches hold plans:
 //! - a prepared statement's [`PlanSlot`], inside its `Parsed` (COM_STMT_EXECUTE and
 //!   SQL-level EXECUTE);
-//! - the session's digest cache for text statements (`Session::execute_text_point`):
+//! - the session's digest cache for text statements (`Session::execute_text_cached`):
 //!   the statement's tokens with integer and string literals replaced by `?` name a
 //!   plan whose key values are the literals of the statement at hand. The literals
 //!   are the statement's only variable part, so a plan built from one text serves
