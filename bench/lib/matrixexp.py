@@ -17,6 +17,28 @@ def raise_nofile(threads):
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
 
 
+def ensure_somaxconn(threads):
+    """The kernel caps every listen queue (the servers' back_log) at
+    net.core.somaxconn: a burst of more connects than that gets EAGAIN on a Unix socket
+    (sysbench: "Thread initialization failed"). Raises it when too low and allowed."""
+    path = "/proc/sys/net/core/somaxconn"
+    want = max(threads) + 200
+    try:
+        with open(path) as f:
+            have = int(f.read().strip())
+    except (OSError, ValueError):
+        return
+    if have >= want:
+        return
+    try:
+        with open(path, "w") as f:
+            f.write(str(want))
+        print(f"net.core.somaxconn raised from {have} to {want}")
+    except OSError as e:
+        print(f"warning: net.core.somaxconn is {have} (< {want}) and cannot be raised ({e}); "
+              f"connection bursts above {have} may fail with EAGAIN")
+
+
 def run_matrix(a, name, title, workloads, threads, transports, metrics, intro, rows=False,
                clients=("sysbench",)):
     """Runs the matrix once per load client ("sysbench", "kiln-bench") and writes the
@@ -24,6 +46,7 @@ def run_matrix(a, name, title, workloads, threads, transports, metrics, intro, r
     labels = [s.strip() for s in a.systems.split(",") if s.strip()]
     install.ensure_sql(labels)
     raise_nofile(threads)
+    ensure_somaxconn(threads)
     with Context(name, title, a) as ctx:
         settings = common(pool=a.pool, redo=a.redo, max_connections=max(threads) + 200)
         servers = make_sql_servers(ctx.base, labels, settings)

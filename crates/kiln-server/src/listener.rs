@@ -20,12 +20,22 @@ use crate::server::Server;
 const CONNECTION_THREAD_STACK_BYTES: usize = kiln_common::limits::SQL_THREAD_STACK_BYTES;
 const POLL_INTERVAL_MS: i32 = 100;
 
-/// Sets the listen queue length (`back_log`): std binds with 128.
+/// Sets the listen queue length (`back_log`; std binds with 128). The kernel silently
+/// caps it at `net.core.somaxconn`.
 pub fn set_backlog(fd: i32, backlog: u64) {
     let n = backlog.clamp(1, i32::MAX as u64) as i32;
     // SAFETY: listen() on a socket we own; calling it again on a listening socket
     // only changes its backlog.
     unsafe { libc::listen(fd, n) };
+}
+
+/// The kernel's cap on listen queues (`net.core.somaxconn`), if readable.
+pub fn somaxconn() -> Option<u64> {
+    std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 pub fn bind_tcp(addr: &str, port: u16) -> io::Result<TcpListener> {

@@ -57,6 +57,11 @@ fn run(args: &[String]) -> Result<(), String> {
             ));
         }
     }
+    // back_log as MySQL 8.0 sizes it when not given: max_connections (WL#9704).
+    if !opts.settings.iter().any(|s| s.var.name == "back_log") {
+        let max = globals.u64("max_connections").unwrap_or(151);
+        globals.set_internal("back_log", Value::Int(max.clamp(1, 65535) as i64));
+    }
     if opts.version {
         println!(
             "kiln  Ver {VERSION} for Linux on {} (kiln)",
@@ -230,6 +235,12 @@ fn run(args: &[String]) -> Result<(), String> {
         errlog::system(&format!("thread pool: {size} thread groups"));
     }
     let back_log = server.globals.u64("back_log").unwrap_or(151);
+    if let Some(max) = listener::somaxconn().filter(|&m| m < back_log) {
+        errlog::warning(&format!(
+            "back_log is {back_log} but the kernel caps listen queues at {max} (net.core.somaxconn); \
+             a burst of more than {max} connection attempts may be refused (EAGAIN on a Unix socket)"
+        ));
+    }
     let mut threads = Vec::new();
     if let Some(l) = tcp {
         listener::set_backlog(std::os::fd::AsRawFd::as_raw_fd(&l), back_log);

@@ -155,8 +155,23 @@ fn set_state(conn: &Conn, command: &'static str, info: Option<&str>) {
         let mut st = s.state.lock();
         st.command = command;
         st.since = Instant::now();
-        st.info = info.map(|i| i.chars().take(1024).collect());
-        st.db = conn.session.database.clone();
+        // Twice per command (its start, then "Sleep"): reuse the strings' buffers
+        // instead of allocating a copy each time.
+        match info {
+            Some(i) => {
+                let text = match i.char_indices().nth(1024) {
+                    Some((end, _)) => &i[..end],
+                    None => i,
+                };
+                let buf = st.info.get_or_insert_with(String::new);
+                buf.clear();
+                buf.push_str(text);
+            }
+            None => st.info = None,
+        }
+        if st.db != conn.session.database {
+            st.db.clone_from(&conn.session.database);
+        }
     }
 }
 
