@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::lexer::{Tok, tokenize};
+use crate::lexer::{LexMode, Tok, tokenize};
 use crate::parse::{Parsed, parse_one};
 use crate::value::Value;
 
@@ -78,7 +78,7 @@ fn operand_after(prev: &Tok) -> bool {
 /// A text statement as its digest, template and literals. None: not a statement
 /// kind the caches serve, or it has placeholders, several statements, a lexing
 /// error, or is past the limits.
-pub fn normalize(sql: &str, no_backslash_escapes: bool) -> Option<Normalized> {
+pub fn normalize(sql: &str, mode: LexMode) -> Option<Normalized> {
     if sql.len() > TEXT_BYTES_MAX {
         return None;
     }
@@ -88,7 +88,7 @@ pub fn normalize(sql: &str, no_backslash_escapes: bool) -> Option<Normalized> {
             .is_some_and(|h| h.eq_ignore_ascii_case(k))
     })?;
     let select = *kind == "SELECT";
-    let toks = tokenize(sql, no_backslash_escapes).ok()?;
+    let toks = tokenize(sql, mode).ok()?;
     let mut end = toks.len();
     while end > 0 && matches!(toks[end - 1].tok, Tok::Eof | Tok::Op(";")) {
         end -= 1;
@@ -186,9 +186,20 @@ pub enum Entry {
 #[derive(Default)]
 pub struct DigestCache {
     map: HashMap<String, Entry>,
+    /// The sql_mode reading the entries were parsed under: a digest's text means
+    /// something else under ANSI_QUOTES or PIPES_AS_CONCAT, so a change starts over.
+    mode: LexMode,
 }
 
 impl DigestCache {
+    /// Forgets every entry if they were made under another reading of the text.
+    pub fn validate(&mut self, mode: LexMode) {
+        if self.mode != mode {
+            self.map.clear();
+            self.mode = mode;
+        }
+    }
+
     pub fn get(&self, digest: &str) -> Option<&Entry> {
         self.map.get(digest)
     }
@@ -206,8 +217,12 @@ impl DigestCache {
 }
 
 /// The digest's statement, if it parses as a point select of the current catalog.
-pub fn examine(sess: &mut crate::session::Session, digest: &str, nbe: bool) -> Option<Arc<Parsed>> {
-    let parsed = parse_one(digest, nbe).ok()?;
+pub fn examine(
+    sess: &mut crate::session::Session,
+    digest: &str,
+    mode: LexMode,
+) -> Option<Arc<Parsed>> {
+    let parsed = parse_one(digest, mode).ok()?;
     let crate::ast::Stmt::Select(s) = &parsed.stmt else {
         return None;
     };
@@ -220,7 +235,7 @@ mod tests {
     use super::*;
 
     fn n(sql: &str) -> Option<(String, Vec<Value>)> {
-        let x = normalize(sql, false)?;
+        let x = normalize(sql, LexMode::default())?;
         Some((x.digest?, x.literals))
     }
 
@@ -259,8 +274,8 @@ mod tests {
                 "{sql}: {d}"
             );
             assert_eq!(
-                parse_one(&d, false).is_ok(),
-                parse_one(sql, false).is_ok(),
+                parse_one(&d, LexMode::default()).is_ok(),
+                parse_one(sql, LexMode::default()).is_ok(),
                 "{sql}"
             );
         }
@@ -286,7 +301,7 @@ mod tests {
     fn digest_parses_as_the_text_with_parameters() {
         let sql = "SELECT c, pad FROM db.t AS x WHERE x.id = 5 AND k='a' LIMIT 3";
         let (d, l) = n(sql).unwrap();
-        let p = parse_one(&d, false).unwrap();
+        let p = parse_one(&d, LexMode::default()).unwrap();
         assert_eq!(p.param_count, l.len());
     }
 }

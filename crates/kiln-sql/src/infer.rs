@@ -234,7 +234,7 @@ mod tests {
     use crate::ast::Stmt;
 
     fn kind(sql: &str) -> ColumnKind {
-        let p = crate::parse::parse_one(sql, false).unwrap();
+        let p = crate::parse::parse_one(sql, crate::lexer::LexMode::default()).unwrap();
         let Stmt::Select(s) = p.stmt else { panic!() };
         column_for("x", &s.items[0].expr).kind
     }

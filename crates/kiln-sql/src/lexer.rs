@@ -1,5 +1,6 @@
 //! The SQL lexer: turns statement text into tokens with byte spans, MySQL's way —
-//! backtick identifiers, '...' and "..." strings with backslash escapes and doubled
+//! backtick identifiers (and "..." ones under ANSI_QUOTES), '...' and "..." strings with
+//! backslash escapes (none under NO_BACKSLASH_ESCAPES) and doubled
 //! quotes, X'..'/0x.. hex literals, b'..'/0b.. bit literals, @user and @@system
 //! variables, `?` placeholders, `-- `, `#` and `/* */` comments, and `/*! ... */`
 //! executable comments whose body is lexed as code (sysbench sends `/*! ENGINE = innodb */`).
@@ -129,12 +130,68 @@ fn token_capacity(len: usize) -> usize {
     (len / 4 + 8).min(TOKENS_MAX)
 }
 
-pub fn tokenize(sql: &str, no_backslash_escapes: bool) -> Result<Vec<Token<'_>>> {
+/// The sql_mode flags that change how text is read: the lexer's (NO_BACKSLASH_ESCAPES,
+/// ANSI_QUOTES) and the parser's (PIPES_AS_CONCAT, REAL_AS_FLOAT). Taken from the
+/// session's sql_mode per statement, and from the sql_mode a view or trigger was
+/// created under when its stored text is parsed again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct LexMode {
+    /// Backslash is an ordinary character in string literals.
+    pub no_backslash_escapes: bool,
+    /// `"x"` is a quoted identifier (as `` `x` ``), not a string.
+    pub ansi_quotes: bool,
+    /// `||` is string concatenation (CONCAT), not logical OR.
+    pub pipes_as_concat: bool,
+    /// REAL is a synonym for FLOAT, not DOUBLE.
+    pub real_as_float: bool,
+}
+
+impl LexMode {
+    /// The flags of a sql_mode value (comma-separated names, any case; the combination
+    /// modes such as ANSI are expanded when sql_mode is set, so they are not looked at).
+    pub fn from_sql_mode(sql_mode: &str) -> LexMode {
+        let mut m = LexMode::default();
+        for name in sql_mode.split(',') {
+            let name = name.trim();
+            if name.eq_ignore_ascii_case("NO_BACKSLASH_ESCAPES") {
+                m.no_backslash_escapes = true;
+            } else if name.eq_ignore_ascii_case("ANSI_QUOTES") {
+                m.ansi_quotes = true;
+            } else if name.eq_ignore_ascii_case("PIPES_AS_CONCAT") {
+                m.pipes_as_concat = true;
+            } else if name.eq_ignore_ascii_case("REAL_AS_FLOAT") {
+                m.real_as_float = true;
+            }
+        }
+        m
+    }
+
+    /// One byte for storage (view records): bit 0 NO_BACKSLASH_ESCAPES, 1 ANSI_QUOTES,
+    /// 2 PIPES_AS_CONCAT, 3 REAL_AS_FLOAT.
+    pub fn bits(self) -> u8 {
+        self.no_backslash_escapes as u8
+            | (self.ansi_quotes as u8) << 1
+            | (self.pipes_as_concat as u8) << 2
+            | (self.real_as_float as u8) << 3
+    }
+
+    pub fn from_bits(b: u8) -> LexMode {
+        LexMode {
+            no_backslash_escapes: b & 1 != 0,
+            ansi_quotes: b & 2 != 0,
+            pipes_as_concat: b & 4 != 0,
+            real_as_float: b & 8 != 0,
+        }
+    }
+}
+
+pub fn tokenize(sql: &str, mode: LexMode) -> Result<Vec<Token<'_>>> {
     let mut lx = Lexer {
         s: sql,
         b: sql.as_bytes(),
         pos: 0,
-        no_backslash_escapes,
+        no_backslash_escapes: mode.no_backslash_escapes,
+        ansi_quotes: mode.ansi_quotes,
         out: Vec::with_capacity(token_capacity(sql.len())),
         exec_comment_depth: 0,
     };
@@ -142,11 +199,53 @@ pub fn tokenize(sql: &str, no_backslash_escapes: bool) -> Result<Vec<Token<'_>>>
     Ok(lx.out)
 }
 
+/// `sql` rewritten so that it reads the same with NO_BACKSLASH_ESCAPES and
+/// ANSI_QUOTES off: `"x"` identifiers become `` `x` `` and, under NO_BACKSLASH_ESCAPES,
+/// backslashes in string literals are doubled. Comments, spacing and every other
+/// token are kept byte for byte. PIPES_AS_CONCAT and REAL_AS_FLOAT cannot be written
+/// away at this level; they stay in the mode the caller keeps beside the text. None:
+/// the text does not lex.
+pub fn canonical_text(sql: &str, mode: LexMode) -> Option<String> {
+    if !mode.ansi_quotes && !mode.no_backslash_escapes {
+        return Some(sql.to_string());
+    }
+    let toks = tokenize(sql, mode).ok()?;
+    let mut out = String::with_capacity(sql.len() + 16);
+    let mut copied = 0;
+    for t in &toks {
+        let src = &sql[t.start..t.end];
+        let rewritten = match &t.tok {
+            Tok::QuotedIdent(name) if src.starts_with('"') => {
+                Some(format!("`{}`", name.replace('`', "``")))
+            }
+            Tok::Str(_) if mode.no_backslash_escapes && src.contains('\\') => {
+                // The token is [introducer or N] quote body quote (adjacent literals
+                // are separate tokens): only the body's backslashes change meaning.
+                let open = src.find(['\'', '"'])?;
+                Some(format!(
+                    "{}{}",
+                    &src[..open],
+                    src[open..].replace('\\', "\\\\")
+                ))
+            }
+            _ => None,
+        };
+        if let Some(r) = rewritten {
+            out.push_str(&sql[copied..t.start]);
+            out.push_str(&r);
+            copied = t.end;
+        }
+    }
+    out.push_str(&sql[copied..]);
+    Some(out)
+}
+
 struct Lexer<'a> {
     s: &'a str,
     b: &'a [u8],
     pos: usize,
     no_backslash_escapes: bool,
+    ansi_quotes: bool,
     out: Vec<Token<'a>>,
     exec_comment_depth: u32,
 }
@@ -186,14 +285,8 @@ impl<'a> Lexer<'a> {
             }
             let c = self.b[self.pos];
             match c {
-                b'`' => {
-                    let ident = self.quoted(b'`', false)?;
-                    let ident = match ident {
-                        Cow::Borrowed(b) => Cow::Borrowed(self.as_str(b)),
-                        Cow::Owned(v) => Cow::Owned(String::from_utf8_lossy(&v).into_owned()),
-                    };
-                    self.push(Tok::QuotedIdent(ident), start)?;
-                }
+                b'`' => self.quoted_ident(b'`', start)?,
+                b'"' if self.ansi_quotes => self.quoted_ident(b'"', start)?,
                 b'\'' | b'"' => {
                     let s = self.quoted(c, !self.no_backslash_escapes)?;
                     self.push(Tok::Str(s), start)?;
@@ -354,6 +447,16 @@ impl<'a> Lexer<'a> {
             }
             None => Err(syntax_error(self.s, start.saturating_sub(2))),
         }
+    }
+
+    /// A quoted identifier: `` `x` ``, or `"x"` under ANSI_QUOTES. Doubled quotes stand
+    /// for one; backslash is an ordinary character.
+    fn quoted_ident(&mut self, q: u8, start: usize) -> Result<()> {
+        let ident = match self.quoted(q, false)? {
+            Cow::Borrowed(b) => Cow::Borrowed(self.as_str(b)),
+            Cow::Owned(v) => Cow::Owned(String::from_utf8_lossy(&v).into_owned()),
+        };
+        self.push(Tok::QuotedIdent(ident), start)
     }
 
     /// A quoted run starting at the opening quote. Doubled quotes stand for one; with
@@ -540,11 +643,64 @@ mod tests {
     use super::*;
 
     fn toks(s: &str) -> Vec<Tok<'_>> {
-        tokenize(s, false)
+        tokenize(s, LexMode::default())
             .unwrap()
             .into_iter()
             .map(|t| t.tok)
             .collect()
+    }
+
+    #[test]
+    fn ansi_quotes_make_double_quotes_identifiers() {
+        let ansi = LexMode::from_sql_mode("REAL_AS_FLOAT,PIPES_AS_CONCAT,ANSI_QUOTES");
+        assert!(ansi.ansi_quotes && ansi.pipes_as_concat && ansi.real_as_float);
+        assert!(!ansi.no_backslash_escapes);
+        assert_eq!(LexMode::from_bits(ansi.bits()), ansi);
+        let t: Vec<Tok<'_>> = tokenize(r#"SELECT "a""b\c", 'x'"#, ansi)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.tok)
+            .collect();
+        assert_eq!(t[1], Tok::QuotedIdent(Cow::Owned(r#"a"b\c"#.into())));
+        assert_eq!(t[3], Tok::Str(Cow::Borrowed(b"x")));
+        assert_eq!(
+            toks(r#"SELECT "a""b""#)[1],
+            Tok::Str(Cow::Owned(br#"a"b"#.to_vec()))
+        );
+    }
+
+    #[test]
+    fn canonical_text_reads_the_same_in_the_default_mode() {
+        let m = LexMode {
+            ansi_quotes: true,
+            no_backslash_escapes: true,
+            ..Default::default()
+        };
+        let sql = r#"SELECT "c`d" /* "k" */, 'a\b', N'\', _latin1'x' FROM "t" WHERE `u` = "v""w""#;
+        let c = canonical_text(sql, m).unwrap();
+        assert_eq!(
+            c,
+            r#"SELECT `c``d` /* "k" */, 'a\\b', N'\\', _latin1'x' FROM `t` WHERE `u` = `v"w`"#
+        );
+        let strip = |s: &str, m| -> Vec<Tok<'static>> {
+            tokenize(s, m)
+                .unwrap()
+                .into_iter()
+                .map(|t| match t.tok {
+                    Tok::QuotedIdent(i) => Tok::QuotedIdent(Cow::Owned(i.into_owned())),
+                    Tok::Str(v) => Tok::Str(Cow::Owned(v.into_owned())),
+                    Tok::Word(w) => Tok::QuotedIdent(Cow::Owned(format!("word:{w}"))),
+                    Tok::Op(o) => Tok::Op(o),
+                    Tok::Eof => Tok::Eof,
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        assert_eq!(strip(sql, m), strip(&c, LexMode::default()));
+        assert_eq!(
+            canonical_text("SELECT 'a\\b'", LexMode::default()).unwrap(),
+            "SELECT 'a\\b'"
+        );
     }
 
     #[test]
@@ -592,18 +748,25 @@ mod tests {
             ]
         );
         // without escapes a backslash is data, and a trailing one is data too
-        let t = tokenize("'a\\b' 'c\\'", true).unwrap();
+        let t = tokenize(
+            "'a\\b' 'c\\'",
+            LexMode {
+                no_backslash_escapes: true,
+                ..LexMode::default()
+            },
+        )
+        .unwrap();
         assert_eq!(t[0].tok, Tok::Str(Cow::Borrowed(b"a\\b".as_slice())));
         assert_eq!(t[1].tok, Tok::Str(Cow::Borrowed(b"c\\".as_slice())));
         // an unterminated literal is a syntax error, plain run or not
-        assert!(tokenize(&format!("SELECT '{run}"), false).is_err());
-        assert!(tokenize("SELECT 'ab\\", false).is_err());
+        assert!(tokenize(&format!("SELECT '{run}"), LexMode::default()).is_err());
+        assert!(tokenize("SELECT 'ab\\", LexMode::default()).is_err());
     }
 
     #[test]
     fn binary_bytes_in_literals_survive() {
         let sql = sql_text(b"SELECT '\x00\xff\x10\xaa', 'caf\xc3\xa9'");
-        let t = tokenize(&sql, false).unwrap();
+        let t = tokenize(&sql, LexMode::default()).unwrap();
         assert_eq!(t[1].tok, Tok::Str(Cow::Owned(vec![0, 0xff, 0x10, 0xaa])));
         assert_eq!(t[3].tok, Tok::Str(Cow::Borrowed("café".as_bytes())));
     }
@@ -625,7 +788,7 @@ mod tests {
 
     #[test]
     fn unterminated_string_is_a_1064() {
-        let e = tokenize("SELECT 'abc", false).unwrap_err();
+        let e = tokenize("SELECT 'abc", LexMode::default()).unwrap_err();
         assert_eq!(e.code, 1064);
     }
 

@@ -245,7 +245,8 @@ pub struct VarCache {
     /// lock_wait_timeout (metadata-lock waits).
     pub mdl_wait_timeout_secs: u64,
     pub div_precision_increment: u32,
-    pub no_backslash_escapes: bool,
+    /// sql_mode's flags for reading statement text.
+    pub lex_mode: crate::lexer::LexMode,
     /// session_track_state_change.
     pub track_state_change: bool,
     pub wait_timeout_secs: u64,
@@ -336,19 +337,21 @@ impl Session {
         crate::userlock::locks().release_all(self.connection_id);
     }
 
-    pub fn no_backslash_escapes(&self) -> bool {
+    /// How statement text is read under the session's sql_mode.
+    pub fn lex_mode(&self) -> crate::lexer::LexMode {
         if let Some(c) = &self.var_cache {
-            return c.no_backslash_escapes;
+            return c.lex_mode;
         }
-        self.vars.display("sql_mode").is_some_and(|m| {
-            m.split(',')
-                .any(|x| x.eq_ignore_ascii_case("NO_BACKSLASH_ESCAPES"))
-        })
+        self.vars
+            .display("sql_mode")
+            .map_or_else(Default::default, |m| {
+                crate::lexer::LexMode::from_sql_mode(&m)
+            })
     }
 
     /// Parses a COM_QUERY's statements.
     pub fn parse<'s>(&self, sql: &'s str) -> Result<Vec<(Parsed, &'s str)>> {
-        parse_multi(sql, self.no_backslash_escapes())
+        parse_multi(sql, self.lex_mode())
     }
 
     /// Parses one statement for COM_STMT_PREPARE and describes its result columns.
@@ -362,7 +365,7 @@ impl Session {
 
     fn prepare_inner(&mut self, sql: &str) -> Result<(Parsed, Vec<ColumnInfo>)> {
         self.begin_statement(false);
-        let parsed = parse_one(sql, self.no_backslash_escapes())?;
+        let parsed = parse_one(sql, self.lex_mode())?;
         let columns = self.describe_prepared(&parsed)?;
         Ok((parsed, columns))
     }
@@ -370,7 +373,7 @@ impl Session {
     /// Parses one statement to prepare (COM_STMT_PREPARE, PREPARE) and checks that its
     /// tables and columns exist.
     pub(crate) fn prepare_text(&mut self, sql: &str) -> Result<Parsed> {
-        let parsed = parse_one(sql, self.no_backslash_escapes())?;
+        let parsed = parse_one(sql, self.lex_mode())?;
         self.describe_prepared(&parsed)?;
         Ok(parsed)
     }

@@ -61,14 +61,15 @@ impl Session {
     /// here too. None: neither applies; the caller parses and executes it as usual.
     pub fn execute_text_cached(&mut self, sql: &str) -> Option<Result<Outcome>> {
         let version = self.dict.as_ref()?.version();
-        let nbe = self.no_backslash_escapes();
-        let n = crate::digest::normalize(sql, nbe)?;
+        let mode = self.lex_mode();
+        let n = crate::digest::normalize(sql, mode)?;
+        self.digests.validate(mode);
         if let Some(digest) = &n.digest
-            && let Some(r) = self.execute_text_point(digest, &n.literals, version, nbe)
+            && let Some(r) = self.execute_text_point(digest, &n.literals, version, mode)
         {
             return Some(r);
         }
-        self.execute_text_template(sql, n, version, nbe)
+        self.execute_text_template(sql, n, version, mode)
     }
 
     fn execute_text_template(
@@ -76,7 +77,7 @@ impl Session {
         sql: &str,
         n: crate::digest::Normalized,
         version: u64,
-        nbe: bool,
+        mode: crate::lexer::LexMode,
     ) -> Option<Result<Outcome>> {
         use crate::stmt_cache::{Entry, examine, instantiate};
         self.cached_vars();
@@ -100,9 +101,9 @@ impl Session {
             }
             None => {
                 // A text that does not parse is left to the caller, which reports it.
-                let parsed = crate::parse::parse_one(sql, nbe).ok()?;
+                let parsed = crate::parse::parse_one(sql, mode).ok()?;
                 crate::status::add("Kiln_stmt_cache_misses", 1);
-                let entry = examine(&parsed.stmt, n.template(), &n.literals, nbe);
+                let entry = examine(&parsed.stmt, n.template(), &n.literals, mode);
                 let cacheable = matches!(entry, Entry::Template(_));
                 self.stmt_cache.insert(n.key, entry);
                 if !cacheable {
@@ -121,7 +122,7 @@ impl Session {
         digest: &str,
         literals: &[Value],
         version: u64,
-        nbe: bool,
+        mode: crate::lexer::LexMode,
     ) -> Option<Result<Outcome>> {
         let parsed = match self.digests.get(digest) {
             Some(crate::digest::Entry::Point(p)) => p.clone(),
@@ -132,7 +133,7 @@ impl Session {
                 return None;
             }
             _ => {
-                let entry = match crate::digest::examine(self, digest, nbe) {
+                let entry = match crate::digest::examine(self, digest, mode) {
                     Some(p) => crate::digest::Entry::Point(p),
                     None => crate::digest::Entry::Not {
                         version,

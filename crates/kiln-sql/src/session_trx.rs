@@ -74,7 +74,7 @@ impl Session {
                 .to_ascii_uppercase();
             let c = crate::session::VarCache {
                 autocommit: get_i("autocommit").is_none_or(|v| v != 0),
-                no_backslash_escapes: sql_mode.split(',').any(|x| x == "NO_BACKSLASH_ESCAPES"),
+                lex_mode: crate::lexer::LexMode::from_sql_mode(&sql_mode),
                 sql_mode,
                 track_state_change: get_i("session_track_state_change").is_some_and(|v| v != 0),
                 wait_timeout_secs: get_i("wait_timeout").unwrap_or(28_800).max(1) as u64,

@@ -26,9 +26,9 @@
 //!   charset introducers, `'a' 'b'`): `normalize` leaves those literals in the
 //!   template, or the template fails to parse there.
 //!
-//! The parse depends only on the text and NO_BACKSLASH_ESCAPES, but the cache still
-//! starts over when the dictionary version, the current database or sql_mode change
-//! (a parser that learns ANSI_QUOTES or PIPES_AS_CONCAT must not meet old entries),
+//! The parse depends on the text and sql_mode's reading flags (`LexMode`: ANSI_QUOTES,
+//! PIPES_AS_CONCAT, NO_BACKSLASH_ESCAPES, REAL_AS_FLOAT), so the cache starts over when
+//! the dictionary version, the current database or sql_mode change,
 //! and on COM_RESET_CONNECTION. Limits: `digest::TEXT_BYTES_MAX` bytes of text, 64
 //! literals, `TEMPLATES_MAX` entries and `KEY_BYTES_MAX` bytes of keys (the cache
 //! starts over when full).
@@ -37,6 +37,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::ast::*;
+use crate::lexer::LexMode;
 use crate::parse::parse_one;
 use crate::value::Value;
 
@@ -111,14 +112,14 @@ impl StmtCache {
 
 /// The entry a key gets from its first text: `text` is the text's parse, `template`
 /// and `literals` its normalized form.
-pub fn examine(text: &Stmt, template: &str, literals: &[Value], nbe: bool) -> Entry {
+pub fn examine(text: &Stmt, template: &str, literals: &[Value], mode: LexMode) -> Entry {
     if !matches!(
         text,
         Stmt::Select(_) | Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_)
     ) {
         return Entry::Not;
     }
-    let Ok(p) = parse_one(template, nbe) else {
+    let Ok(p) = parse_one(template, mode) else {
         return Entry::Not;
     };
     if p.param_count != literals.len() {
@@ -333,11 +334,11 @@ mod tests {
 
     /// The cached statement of `second`, after `first` made the template.
     fn cached(first: &str, second: &str) -> Option<Stmt> {
-        let a = normalize(first, false)?;
-        let b = normalize(second, false)?;
+        let a = normalize(first, LexMode::default())?;
+        let b = normalize(second, LexMode::default())?;
         assert_eq!(a.key, b.key, "{first} / {second}");
-        let text = parse_one(first, false).ok()?.stmt;
-        match examine(&text, a.template(), &a.literals, false) {
+        let text = parse_one(first, LexMode::default()).ok()?.stmt;
+        match examine(&text, a.template(), &a.literals, LexMode::default()) {
             Entry::Template(t) => instantiate(&t, &b.literals),
             Entry::Not => None,
         }
@@ -376,7 +377,7 @@ mod tests {
             ),
         ] {
             let got = cached(a, b).unwrap_or_else(|| panic!("not cached: {a}"));
-            assert_eq!(got, parse_one(b, false).unwrap().stmt, "{b}");
+            assert_eq!(got, parse_one(b, LexMode::default()).unwrap().stmt, "{b}");
         }
     }
 
@@ -397,11 +398,19 @@ mod tests {
             assert!(cached(a, b).is_none(), "{a}");
         }
         // Kinds apart: an integer and a string literal never share a key.
-        let i = normalize("SELECT a FROM t LIMIT 5", false).unwrap();
-        let s = normalize("SELECT a FROM t LIMIT '5'", false).unwrap();
+        let i = normalize("SELECT a FROM t LIMIT 5", LexMode::default()).unwrap();
+        let s = normalize("SELECT a FROM t LIMIT '5'", LexMode::default()).unwrap();
         assert_ne!(i.key, s.key);
-        let u = normalize("SELECT a FROM t WHERE a = -9223372036854775808", false).unwrap();
-        let v = normalize("SELECT a FROM t WHERE a = -9223372036854775809", false).unwrap();
+        let u = normalize(
+            "SELECT a FROM t WHERE a = -9223372036854775808",
+            LexMode::default(),
+        )
+        .unwrap();
+        let v = normalize(
+            "SELECT a FROM t WHERE a = -9223372036854775809",
+            LexMode::default(),
+        )
+        .unwrap();
         assert_ne!(u.key, v.key);
     }
 
@@ -409,7 +418,7 @@ mod tests {
     fn template_keeps_the_text() {
         let n = normalize(
             "  UPDATE t SET c = 'x''y' , k=k+7 /* c */ WHERE id=3;",
-            false,
+            LexMode::default(),
         )
         .unwrap();
         assert_eq!(
@@ -422,6 +431,6 @@ mod tests {
         );
         assert!(n.key.ends_with("\0sii"));
         assert!(n.digest.is_none());
-        assert!(normalize("CREATE TABLE t (a INT)", false).is_none());
+        assert!(normalize("CREATE TABLE t (a INT)", LexMode::default()).is_none());
     }
 }

@@ -74,12 +74,8 @@ impl Trigger {
     pub fn body(&self) -> Result<Arc<crate::routine::Body>> {
         self.body
             .get_or_init(|| {
-                let nbe = self
-                    .def
-                    .sql_mode
-                    .split(',')
-                    .any(|m| m.eq_ignore_ascii_case("NO_BACKSLASH_ESCAPES"));
-                crate::parse::parse_body(&self.def.body_text, nbe).map(Arc::new)
+                let mode = crate::lexer::LexMode::from_sql_mode(&self.def.sql_mode);
+                crate::parse::parse_body(&self.def.body_text, mode).map(Arc::new)
             })
             .clone()
     }

@@ -62,6 +62,10 @@ pub struct ViewDef {
     pub updatable: bool,
     pub charset_client: String,
     pub collation_connection: String,
+    /// How `select_text` is read: the sql_mode flags (ANSI_QUOTES, PIPES_AS_CONCAT,
+    /// NO_BACKSLASH_ESCAPES, REAL_AS_FLOAT) of the session that created the view, so
+    /// the view means the same under any later sql_mode.
+    pub lex_mode: crate::lexer::LexMode,
 }
 
 impl ViewDef {
@@ -71,7 +75,8 @@ impl ViewDef {
     }
 }
 
-const VERSION: u8 = 1;
+/// Record versions: 1 had no lex-mode byte (read as the default mode); 2 appends it.
+const VERSION: u8 = 2;
 
 pub(super) fn view_key(schema: &str, name: &str) -> Vec<u8> {
     let mut k = b"V\0".to_vec();
@@ -101,11 +106,13 @@ pub fn encode_view(v: &ViewDef) -> Vec<u8> {
     w.b(v.updatable);
     w.s(&v.charset_client);
     w.s(&v.collation_connection);
+    w.u(v.lex_mode.bits() as u64);
     w.buf
 }
 
 pub fn decode_view(b: &[u8]) -> std::result::Result<ViewDef, String> {
-    if b.first() != Some(&VERSION) {
+    let version = b.first().copied();
+    if !matches!(version, Some(1 | VERSION)) {
         return Err("unknown view record version".into());
     }
     let mut r = Reader::new(b);
@@ -129,6 +136,14 @@ pub fn decode_view(b: &[u8]) -> std::result::Result<ViewDef, String> {
         updatable: r.b()?,
         charset_client: r.s()?,
         collation_connection: r.s()?,
+        lex_mode: if version == Some(1) {
+            crate::lexer::LexMode::default()
+        } else {
+            match r.u()? {
+                b @ 0..16 => crate::lexer::LexMode::from_bits(b as u8),
+                _ => return Err("bad lex mode".into()),
+            }
+        },
     })
 }
 
@@ -281,6 +296,11 @@ mod tests {
             updatable: true,
             charset_client: "utf8mb4".into(),
             collation_connection: "utf8mb4_0900_ai_ci".into(),
+            lex_mode: crate::lexer::LexMode {
+                ansi_quotes: true,
+                pipes_as_concat: true,
+                ..Default::default()
+            },
         };
         let b = encode_view(&v);
         assert_eq!(decode_view(&b).unwrap(), v);

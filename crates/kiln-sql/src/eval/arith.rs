@@ -293,8 +293,11 @@ mod tests {
     fn negating_negative_constants_is_decimal() {
         use crate::ast::Stmt;
         use crate::value::Value;
-        let p =
-            crate::parse::parse_one("SELECT - - 98, - 98, - CAST(- 42 AS SIGNED)", false).unwrap();
+        let p = crate::parse::parse_one(
+            "SELECT - - 98, - 98, - CAST(- 42 AS SIGNED)",
+            crate::lexer::LexMode::default(),
+        )
+        .unwrap();
         let Stmt::Select(s) = p.stmt else { panic!() };
         let mut env = crate::functions::testenv::TestEnv::default();
         let v: Vec<Value> = s

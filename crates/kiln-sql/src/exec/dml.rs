@@ -65,7 +65,10 @@ pub(crate) fn default_of(
         Some(ColumnDefault::Value(v)) => Ok(v.clone()),
         Some(ColumnDefault::CurrentTimestamp) => Ok(sess.now_value(&c.ty)),
         Some(ColumnDefault::Expr(text)) => {
-            let parsed = crate::parse::parse_one(&format!("SELECT {text}"), false)?;
+            let parsed = crate::parse::parse_one(
+                &format!("SELECT {text}"),
+                crate::lexer::LexMode::default(),
+            )?;
             match parsed.stmt {
                 Stmt::Select(s) if s.items.len() == 1 => eval(&s.items[0].expr, sess),
                 _ => Ok(Value::Null),

@@ -118,7 +118,7 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
         }
         ShowKind::CreateTable(table) => {
             let h = super::select::resolve_table(sess, table)?;
-            let mut ddl = create_table_text(&h.def, h.auto_inc_peek());
+            let mut ddl = create_table_text(&h.def, h.auto_inc_peek(), sess.lex_mode().ansi_quotes);
             if h.temporary {
                 ddl.replace_range(.."CREATE TABLE".len(), "CREATE TEMPORARY TABLE");
             }
@@ -490,8 +490,12 @@ fn indexes(sess: &mut Session, table: &TableName) -> Result<Table> {
     Ok((cols, rows))
 }
 
-fn quote_ident(s: &str) -> String {
-    format!("`{}`", s.replace('`', "``"))
+fn quote_ident(s: &str, ansi_quotes: bool) -> String {
+    if ansi_quotes {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        format!("`{}`", s.replace('`', "``"))
+    }
 }
 
 fn quote_str(s: &str) -> String {
@@ -511,7 +515,10 @@ fn quote_str(s: &str) -> String {
 }
 
 /// SHOW CREATE TABLE's text, in MySQL 8.0's format.
-pub fn create_table_text(def: &TableDef, auto_next: u64) -> String {
+/// `ansi_quotes`: identifiers in `"` (the session's sql_mode has ANSI_QUOTES), as
+/// MySQL writes them then, so the text reads back under the same mode.
+pub fn create_table_text(def: &TableDef, auto_next: u64, ansi_quotes: bool) -> String {
+    let quote_ident = |s: &str| quote_ident(s, ansi_quotes);
     let mut lines = Vec::new();
     for c in &def.columns {
         let mut l = format!("  {} {}", quote_ident(&c.name), c.ty.column_type());

@@ -143,11 +143,16 @@ pub fn create_view(sess: &mut Session, cv: &CreateView) -> Result<Outcome> {
             &[&schema, &cv.name.name],
         ));
     }
+    // The text is kept in the default reading (SHOW CREATE VIEW and mysqldump show it
+    // to sessions of any sql_mode); what cannot be written away stays in lex_mode.
+    let mode = sess.lex_mode();
+    let select_text = crate::lexer::canonical_text(&cv.select_text, mode)
+        .unwrap_or_else(|| cv.select_text.clone());
     let def = ViewDef {
         schema: schema.clone(),
         name: cv.name.name.clone(),
         columns: cv.columns.clone(),
-        select_text: cv.select_text.clone(),
+        select_text,
         body_db,
         algorithm: cv
             .algorithm
@@ -169,6 +174,11 @@ pub fn create_view(sess: &mut Session, cv: &CreateView) -> Result<Outcome> {
             Some(false) => CheckOption::Cascaded,
         },
         updatable,
+        lex_mode: crate::lexer::LexMode {
+            no_backslash_escapes: false,
+            ansi_quotes: false,
+            ..mode
+        },
         charset_client: sess
             .vars
             .display("character_set_client")
@@ -701,7 +711,7 @@ impl<'s> Expander<'s> {
             ));
         }
         let invalid = || KilnError::new(ErrorKind::ER_VIEW_INVALID, &[&v.schema, &v.name]);
-        let mut body = match crate::parse::parse_one(&v.select_text, false) {
+        let mut body = match crate::parse::parse_one(&v.select_text, v.lex_mode) {
             Ok(p) => match p.stmt {
                 Stmt::Select(s) => *s,
                 _ => return Err(invalid()),
@@ -832,7 +842,7 @@ fn merge_chain(
             };
             KilnError::new(kind, &[&target.name, &stmt])
         };
-        let body = match crate::parse::parse_one(&v.select_text, false) {
+        let body = match crate::parse::parse_one(&v.select_text, v.lex_mode) {
             Ok(p) => match p.stmt {
                 Stmt::Select(s) => *s,
                 _ => return Err(not_updatable()),
@@ -1172,7 +1182,7 @@ fn join_view_update(
     let Ok(Parsed {
         stmt: Stmt::Select(mut body),
         ..
-    }) = crate::parse::parse_one(&v.select_text, false)
+    }) = crate::parse::parse_one(&v.select_text, v.lex_mode)
     else {
         return Ok(false);
     };

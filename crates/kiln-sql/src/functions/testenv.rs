@@ -73,7 +73,7 @@ impl Env for TestEnv {
 
 /// Evaluates the items of `sql` (a table-less SELECT): their texts and the warnings.
 pub fn q_warn(sql: &str) -> (Vec<String>, Vec<u16>) {
-    let parsed = crate::parse::parse_one(sql, false).expect("parses");
+    let parsed = crate::parse::parse_one(sql, crate::lexer::LexMode::default()).expect("parses");
     let Stmt::Select(sel) = parsed.stmt else {
         panic!("not a SELECT: {sql}");
     };

@@ -942,7 +942,9 @@ mod tests {
                 "10:11:12"
             ]
         );
-        let e = crate::parse::parse_one("SELECT DATE '2020-02-30'", false).unwrap_err();
+        let e =
+            crate::parse::parse_one("SELECT DATE '2020-02-30'", crate::lexer::LexMode::default())
+                .unwrap_err();
         assert_eq!(e.code, 1525);
     }
 }

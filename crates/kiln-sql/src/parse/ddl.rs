@@ -556,6 +556,7 @@ impl<'a> Parser<'a> {
                 unsigned: false,
             },
             "FLOAT" | "FLOAT4" => SqlType::Float { unsigned: false },
+            "REAL" if self.mode.real_as_float => SqlType::Float { unsigned: false },
             "DOUBLE" | "FLOAT8" | "REAL" => {
                 self.eat_kw("PRECISION");
                 SqlType::Double { unsigned: false }

@@ -85,6 +85,14 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Infix::Predicate => self.predicate(left)?,
+                Infix::Concat => {
+                    self.bump();
+                    let right = self.binary(prec + 1)?;
+                    Expr::Func {
+                        name: "concat".into(),
+                        args: vec![left, right],
+                    }
+                }
             };
         }
         Ok(left)
@@ -114,6 +122,9 @@ impl<'a> Parser<'a> {
         use BinaryOp::*;
         Some(match &self.peek().tok {
             Tok::Op(o) => match *o {
+                // PIPES_AS_CONCAT: CONCAT, binding tighter than `^` and looser than
+                // the unary operators, as MySQL's grammar has it.
+                "||" if self.mode.pipes_as_concat => (12, Infix::Concat),
                 "||" => (1, Infix::Bin(Or, 1)),
                 "&&" => (3, Infix::Bin(And, 1)),
                 "=" => (5, Infix::Bin(Eq, 1)),
@@ -233,7 +244,7 @@ impl<'a> Parser<'a> {
             Tok::Op("-") => {
                 self.bump();
                 let number_next = matches!(self.peek().tok, Tok::Int(_));
-                let e = self.nested(12)?;
+                let e = self.nested(13)?;
                 // Fold negative numeric literals so -9223372036854775808 is a BIGINT
                 // (only a number written right after the sign: - -98 stays a negation).
                 if number_next && let Expr::Literal(v) = &e {
@@ -252,7 +263,7 @@ impl<'a> Parser<'a> {
             }
             Tok::Op("+") => {
                 self.bump();
-                let e = self.nested(12)?;
+                let e = self.nested(13)?;
                 Ok(Expr::Unary {
                     op: UnaryOp::Plus,
                     expr: Box::new(e),
@@ -262,14 +273,14 @@ impl<'a> Parser<'a> {
                 self.bump();
                 Ok(Expr::Unary {
                     op: UnaryOp::BitNot,
-                    expr: Box::new(self.nested(12)?),
+                    expr: Box::new(self.nested(13)?),
                 })
             }
             Tok::Op("!") => {
                 self.bump();
                 Ok(Expr::Unary {
                     op: UnaryOp::Not,
-                    expr: Box::new(self.nested(13)?),
+                    expr: Box::new(self.nested(14)?),
                 })
             }
             Tok::Word(w) if w.eq_ignore_ascii_case("NOT") => {
@@ -369,7 +380,7 @@ impl<'a> Parser<'a> {
                     "CONVERT" if self.is_op("(") => return self.convert(),
                     "INTERVAL" if !self.is_op("(") => return self.interval_prefix(),
                     "BINARY" if !self.is_op("(") => {
-                        let e = self.nested(13)?;
+                        let e = self.nested(14)?;
                         Expr::Cast {
                             expr: Box::new(e),
                             to: CastType::Binary(None),
@@ -605,6 +616,8 @@ fn introduced(cs: Option<kiln_types::collation::Charset>, v: Vec<u8>) -> Expr {
 enum Infix {
     Bin(BinaryOp, usize),
     Predicate,
+    /// `||` under PIPES_AS_CONCAT.
+    Concat,
 }
 
 fn normalize_decimal_literal(s: &str) -> String {

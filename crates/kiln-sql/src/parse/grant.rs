@@ -231,7 +231,7 @@ mod tests {
     use crate::privilege::*;
 
     fn one(sql: &str) -> Stmt {
-        parse_one(sql, false).unwrap().stmt
+        parse_one(sql, LexMode::default()).unwrap().stmt
     }
 
     fn u(user: &str, host: &str) -> UserSpec {
@@ -273,8 +273,8 @@ mod tests {
             panic!()
         };
         assert_eq!((g.privs, g.level), (0, PrivLevel::Db(None)));
-        assert!(parse_one("GRANT BOGUS ON *.* TO x", false).is_err());
-        assert!(parse_one("GRANT SELECT (a) ON t TO x", false).is_err());
+        assert!(parse_one("GRANT BOGUS ON *.* TO x", LexMode::default()).is_err());
+        assert!(parse_one("GRANT SELECT (a) ON t TO x", LexMode::default()).is_err());
     }
 
     #[test]

@@ -16,6 +16,7 @@ use kiln_common::limits::{EXPRESSION_DEPTH_MAX, EXPRESSION_OPERATORS_MAX};
 use kiln_common::{ErrorKind, KilnError, Result};
 
 use crate::ast::*;
+pub use crate::lexer::LexMode;
 use crate::lexer::{Tok, Token, tokenize};
 
 mod ddl;
@@ -66,11 +67,12 @@ pub struct Parsed {
 /// Parses the statements of a COM_QUERY (several with multi-statements). Returns each
 /// statement with its source text. Empty statements between `;` are skipped; a query
 /// with no statement at all is error 1065.
-pub fn parse_multi(sql: &str, no_backslash_escapes: bool) -> Result<Vec<(Parsed, &str)>> {
-    let toks = tokenize(sql, no_backslash_escapes)?;
+pub fn parse_multi(sql: &str, mode: LexMode) -> Result<Vec<(Parsed, &str)>> {
+    let toks = tokenize(sql, mode)?;
     let mut p = Parser {
         sql,
         toks,
+        mode,
         pos: 0,
         params: 0,
         depth: 0,
@@ -106,8 +108,8 @@ pub fn parse_multi(sql: &str, no_backslash_escapes: bool) -> Result<Vec<(Parsed,
 }
 
 /// Parses exactly one statement (prepared statements).
-pub fn parse_one(sql: &str, no_backslash_escapes: bool) -> Result<Parsed> {
-    let mut all = parse_multi(sql, no_backslash_escapes)?;
+pub fn parse_one(sql: &str, mode: LexMode) -> Result<Parsed> {
+    let mut all = parse_multi(sql, mode)?;
     if all.len() > 1 {
         // MySQL reports the second statement as a syntax error in a prepare.
         let second = all[1].1;
@@ -120,6 +122,9 @@ pub fn parse_one(sql: &str, no_backslash_escapes: bool) -> Result<Parsed> {
 struct Parser<'a> {
     sql: &'a str,
     toks: Vec<Token<'a>>,
+    /// sql_mode's PIPES_AS_CONCAT and REAL_AS_FLOAT are read here (the lexer has
+    /// applied the rest).
+    mode: LexMode,
     pos: usize,
     params: usize,
     depth: usize,
@@ -281,7 +286,53 @@ mod tests {
     use crate::value::Value;
 
     fn one(sql: &str) -> Stmt {
-        parse_one(sql, false).unwrap().stmt
+        parse_one(sql, LexMode::default()).unwrap().stmt
+    }
+
+    #[test]
+    fn pipes_as_concat_binds_between_xor_and_unary_operators() {
+        let pipes = LexMode {
+            pipes_as_concat: true,
+            ..Default::default()
+        };
+        let exprs = |sql: &str, m: LexMode| -> Vec<Expr> {
+            match parse_one(sql, m).unwrap().stmt {
+                Stmt::Select(s) => s.items.into_iter().map(|i| i.expr).collect(),
+                _ => panic!(),
+            }
+        };
+        let got = exprs(
+            "SELECT 1 + 2 || 3, -a || b, a ^ b || c, a || b || c, a || b OR c",
+            pipes,
+        );
+        let want = exprs(
+            "SELECT 1 + CONCAT(2, 3), CONCAT(-a, b), a ^ CONCAT(b, c), \
+             CONCAT(CONCAT(a, b), c), CONCAT(a, b) OR c",
+            LexMode::default(),
+        );
+        assert_eq!(got, want);
+        // Without the mode `||` is OR.
+        assert_eq!(
+            exprs("SELECT a || b", LexMode::default()),
+            exprs("SELECT a OR b", LexMode::default())
+        );
+    }
+
+    #[test]
+    fn real_as_float() {
+        let ty = |m: LexMode| match parse_one("CREATE TABLE t (r REAL)", m).unwrap().stmt {
+            Stmt::CreateTable(ct) => ct.columns[0].ty.clone(),
+            _ => panic!(),
+        };
+        let float = LexMode {
+            real_as_float: true,
+            ..Default::default()
+        };
+        assert!(matches!(ty(float), crate::types::SqlType::Float { .. }));
+        assert!(matches!(
+            ty(LexMode::default()),
+            crate::types::SqlType::Double { .. }
+        ));
     }
 
     #[test]
@@ -307,13 +358,13 @@ mod tests {
         let e = items("SELECT 'a' COLLATE utf8mb4_bin");
         assert!(matches!(&e[0], Expr::Collate { coll, .. } if coll.name() == "utf8mb4_bin"));
         assert_eq!(
-            parse_one("SELECT 'a' COLLATE nope", false)
+            parse_one("SELECT 'a' COLLATE nope", LexMode::default())
                 .unwrap_err()
                 .code,
             1273
         );
         assert_eq!(
-            parse_one("SELECT CONVERT('a' USING nope)", false)
+            parse_one("SELECT CONVERT('a' USING nope)", LexMode::default())
                 .unwrap_err()
                 .code,
             1115
@@ -379,29 +430,37 @@ mod tests {
 
     #[test]
     fn syntax_error_message() {
-        let e = parse_one("SELEC 1", false).unwrap_err();
+        let e = parse_one("SELEC 1", LexMode::default()).unwrap_err();
         assert_eq!(e.code, 1064);
         assert!(
             e.message.ends_with("near 'SELEC 1' at line 1"),
             "{}",
             e.message
         );
-        let e = parse_one("SELECT 1 +", false).unwrap_err();
+        let e = parse_one("SELECT 1 +", LexMode::default()).unwrap_err();
         assert!(e.message.ends_with("near '' at line 1"), "{}", e.message);
-        let e = parse_one("SELECT 1,\n2 3", false).unwrap_err();
+        let e = parse_one("SELECT 1,\n2 3", LexMode::default()).unwrap_err();
         assert!(e.message.ends_with("near '3' at line 2"), "{}", e.message);
     }
 
     #[test]
     fn multi_statements_and_empty() {
-        assert_eq!(parse_multi("SELECT 1; SELECT 2;", false).unwrap().len(), 2);
-        assert_eq!(parse_multi(" ; ", false).unwrap_err().code, 1065);
+        assert_eq!(
+            parse_multi("SELECT 1; SELECT 2;", LexMode::default())
+                .unwrap()
+                .len(),
+            2
+        );
+        assert_eq!(
+            parse_multi(" ; ", LexMode::default()).unwrap_err().code,
+            1065
+        );
     }
 
     #[test]
     fn deep_nesting_is_bounded() {
         let sql = format!("SELECT {}1{}", "(".repeat(5000), ")".repeat(5000));
-        assert!(parse_one(&sql, false).is_err());
+        assert!(parse_one(&sql, LexMode::default()).is_err());
     }
 
     /// A run of prefix operators nests like parentheses and is bounded the same way:
@@ -412,13 +471,13 @@ mod tests {
         let run = || {
             for op in ["-", "+", "~", "!", "NOT ", "BINARY ", "INTERVAL 1 DAY + "] {
                 let deep = format!("SELECT {}1", op.repeat(20_000));
-                let e = parse_one(&deep, false).unwrap_err();
+                let e = parse_one(&deep, LexMode::default()).unwrap_err();
                 assert_eq!(e.code, 1436, "{op:?}: ER_STACK_OVERRUN_NEED_MORE");
                 let fine = format!("SELECT {}1", op.repeat(100));
-                assert!(parse_one(&fine, false).is_ok(), "{op:?}");
+                assert!(parse_one(&fine, LexMode::default()).is_ok(), "{op:?}");
             }
             let parens = format!("SELECT {}1{}", "(".repeat(200), ")".repeat(200));
-            assert!(parse_one(&parens, false).is_ok());
+            assert!(parse_one(&parens, LexMode::default()).is_ok());
         };
         std::thread::Builder::new()
             .stack_size(2 << 20)
@@ -432,15 +491,28 @@ mod tests {
     fn chained_operators_per_expression_are_bounded() {
         let chain = |n: usize, op: &str| vec!["1"; n].join(op);
         let max = EXPRESSION_OPERATORS_MAX;
-        assert!(parse_one(&format!("SELECT {}", chain(max + 1, "+")), false).is_ok());
-        let e = parse_one(&format!("SELECT {}", chain(max + 2, "+")), false).unwrap_err();
+        assert!(
+            parse_one(
+                &format!("SELECT {}", chain(max + 1, "+")),
+                LexMode::default()
+            )
+            .is_ok()
+        );
+        let e = parse_one(
+            &format!("SELECT {}", chain(max + 2, "+")),
+            LexMode::default(),
+        )
+        .unwrap_err();
         assert_eq!(e.code, 1436);
         // predicates applied to an operand count too
         let preds = format!("SELECT 1{}", " IS NOT NULL".repeat(max + 1));
-        assert_eq!(parse_one(&preds, false).unwrap_err().code, 1436);
+        assert_eq!(
+            parse_one(&preds, LexMode::default()).unwrap_err().code,
+            1436
+        );
         // the budget is per top-level expression, not per statement
         let two = format!("SELECT {0}, {0} FROM t WHERE {0}", chain(max, "+"));
-        assert!(parse_one(&two, false).is_ok());
+        assert!(parse_one(&two, LexMode::default()).is_ok());
     }
 
     #[test]

@@ -447,11 +447,12 @@ impl<'a> Parser<'a> {
 }
 
 /// Parses a stored routine body (`text` as `CreateTrigger::body_text` kept it).
-pub fn parse_body(text: &str, no_backslash_escapes: bool) -> Result<Body> {
-    let toks = tokenize(text, no_backslash_escapes)?;
+pub fn parse_body(text: &str, mode: LexMode) -> Result<Body> {
+    let toks = tokenize(text, mode)?;
     let mut p = Parser {
         sql: text,
         toks,
+        mode,
         pos: 0,
         params: 0,
         depth: 0,
@@ -466,7 +467,7 @@ mod tests {
     use super::*;
 
     fn trigger(sql: &str) -> CreateTrigger {
-        match parse_one(sql, false).map(|p| p.stmt) {
+        match parse_one(sql, LexMode::default()).map(|p| p.stmt) {
             Ok(Stmt::CreateTrigger(ct)) => *ct,
             other => panic!("{sql}: {other:?}"),
         }
@@ -518,7 +519,7 @@ mod tests {
              SELECT 1 FROM t LIMIT 1 INTO @one; \
              SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no', MYSQL_ERRNO = 1001; \
              INSERT INTO t VALUES (1); END lbl",
-            false,
+            LexMode::default(),
         )
         .unwrap();
         let RStmt::Block { label, body } = &body.stmt else {
@@ -549,9 +550,9 @@ mod tests {
             "DECLARE c CURSOR FOR SELECT 1",
             "BEGIN END END",
         ] {
-            assert!(parse_body(text, false).is_err(), "{text}");
+            assert!(parse_body(text, LexMode::default()).is_err(), "{text}");
         }
         let deep = format!("{}SET @a = 1;{}", "BEGIN ".repeat(100), " END;".repeat(100));
-        assert!(parse_body(&deep, false).is_err());
+        assert!(parse_body(&deep, LexMode::default()).is_err());
     }
 }

@@ -287,7 +287,7 @@ mod tests {
     use crate::ast::{Expr, Stmt};
 
     fn item(sql: &str) -> Expr {
-        let p = crate::parse::parse_one(sql, false).unwrap();
+        let p = crate::parse::parse_one(sql, crate::lexer::LexMode::default()).unwrap();
         let Stmt::Select(s) = p.stmt else { panic!() };
         s.items[0].expr.clone()
     }
@@ -326,6 +326,9 @@ mod tests {
             "trim_leading"
         );
         assert_eq!(name(&item("SELECT POSITION('b' IN s)")), "locate");
-        assert!(crate::parse::parse_one("SELECT DATE_ADD(d, 1)", false).is_err());
+        assert!(
+            crate::parse::parse_one("SELECT DATE_ADD(d, 1)", crate::lexer::LexMode::default())
+                .is_err()
+        );
     }
 }
