@@ -1,6 +1,6 @@
 """sql_mode flags that change how statement text is read (lexer.rs `LexMode`):
 ANSI_QUOTES (`"x"` is an identifier), PIPES_AS_CONCAT (`||` is CONCAT, binding
-tighter than `^`), REAL_AS_FLOAT and NO_BACKSLASH_ESCAPES, and the combination mode
+tighter than `^`), REAL_AS_FLOAT, HIGH_NOT_PRECEDENCE and NO_BACKSLASH_ESCAPES, and the combination mode
 ANSI that sets the first three.
 
 The differential test runs the same scripted sessions on kiln and a private MariaDB
@@ -54,6 +54,8 @@ SCRIPT = [
     ("NO_BACKSLASH_ESCAPES", "SELECT 'a\\nb', LENGTH('\\\\'), 'x\\'"),
     ("NO_BACKSLASH_ESCAPES,ANSI_QUOTES", 'SELECT \'\\t\', "a" FROM t WHERE id = 1'),
     ("", "SELECT 'a\\nb', LENGTH('\\\\')"),
+    ("HIGH_NOT_PRECEDENCE", "SELECT NOT 1 BETWEEN -5 AND 5, NOT 0 = 1, NOT 1 + 1, NOT a > 15 FROM t"),
+    ("", "SELECT NOT 1 BETWEEN -5 AND 5, NOT 0 = 1, NOT 1 + 1, NOT a > 15 FROM t"),
 ]
 
 

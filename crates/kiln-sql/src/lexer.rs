@@ -144,6 +144,8 @@ pub struct LexMode {
     pub pipes_as_concat: bool,
     /// REAL is a synonym for FLOAT, not DOUBLE.
     pub real_as_float: bool,
+    /// NOT binds as tightly as `!` (`NOT a BETWEEN b AND c` is `(NOT a) BETWEEN …`).
+    pub high_not_precedence: bool,
 }
 
 impl LexMode {
@@ -161,18 +163,21 @@ impl LexMode {
                 m.pipes_as_concat = true;
             } else if name.eq_ignore_ascii_case("REAL_AS_FLOAT") {
                 m.real_as_float = true;
+            } else if name.eq_ignore_ascii_case("HIGH_NOT_PRECEDENCE") {
+                m.high_not_precedence = true;
             }
         }
         m
     }
 
     /// One byte for storage (view records): bit 0 NO_BACKSLASH_ESCAPES, 1 ANSI_QUOTES,
-    /// 2 PIPES_AS_CONCAT, 3 REAL_AS_FLOAT.
+    /// 2 PIPES_AS_CONCAT, 3 REAL_AS_FLOAT, 4 HIGH_NOT_PRECEDENCE.
     pub fn bits(self) -> u8 {
         self.no_backslash_escapes as u8
             | (self.ansi_quotes as u8) << 1
             | (self.pipes_as_concat as u8) << 2
             | (self.real_as_float as u8) << 3
+            | (self.high_not_precedence as u8) << 4
     }
 
     pub fn from_bits(b: u8) -> LexMode {
@@ -181,6 +186,7 @@ impl LexMode {
             ansi_quotes: b & 2 != 0,
             pipes_as_concat: b & 4 != 0,
             real_as_float: b & 8 != 0,
+            high_not_precedence: b & 16 != 0,
         }
     }
 }

@@ -140,7 +140,7 @@ pub fn decode_view(b: &[u8]) -> std::result::Result<ViewDef, String> {
             crate::lexer::LexMode::default()
         } else {
             match r.u()? {
-                b @ 0..16 => crate::lexer::LexMode::from_bits(b as u8),
+                b @ 0..32 => crate::lexer::LexMode::from_bits(b as u8),
                 _ => return Err("bad lex mode".into()),
             }
         },

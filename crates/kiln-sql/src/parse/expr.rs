@@ -285,9 +285,11 @@ impl<'a> Parser<'a> {
             }
             Tok::Word(w) if w.eq_ignore_ascii_case("NOT") => {
                 self.bump();
+                // HIGH_NOT_PRECEDENCE: NOT binds as `!` does.
+                let prec = if self.mode.high_not_precedence { 14 } else { 4 };
                 Ok(Expr::Unary {
                     op: UnaryOp::Not,
-                    expr: Box::new(self.nested(4)?),
+                    expr: Box::new(self.nested(prec)?),
                 })
             }
             _ => self.primary(),

@@ -319,6 +319,35 @@ mod tests {
     }
 
     #[test]
+    fn high_not_precedence() {
+        let exprs = |sql: &str, m: LexMode| -> Vec<Expr> {
+            match parse_one(sql, m).unwrap().stmt {
+                Stmt::Select(s) => s.items.into_iter().map(|i| i.expr).collect(),
+                _ => panic!(),
+            }
+        };
+        let high = LexMode {
+            high_not_precedence: true,
+            ..Default::default()
+        };
+        let sql = "SELECT NOT 1 BETWEEN -5 AND 5, NOT a = b, NOT a AND b";
+        assert_eq!(
+            exprs(sql, high),
+            exprs(
+                "SELECT (NOT 1) BETWEEN -5 AND 5, (NOT a) = b, (NOT a) AND b",
+                LexMode::default()
+            )
+        );
+        assert_eq!(
+            exprs(sql, LexMode::default()),
+            exprs(
+                "SELECT NOT (1 BETWEEN -5 AND 5), NOT (a = b), (NOT a) AND b",
+                LexMode::default()
+            )
+        );
+    }
+
+    #[test]
     fn real_as_float() {
         let ty = |m: LexMode| match parse_one("CREATE TABLE t (r REAL)", m).unwrap().stmt {
             Stmt::CreateTable(ct) => ct.columns[0].ty.clone(),
