@@ -497,8 +497,31 @@ pub struct CreateTable {
     pub as_select: Option<Box<Select>>,
 }
 
+/// The table maintenance statements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaintenanceOp {
+    Analyze,
+    Optimize,
+    Check,
+    Repair,
+}
+
+impl MaintenanceOp {
+    /// The Op column of the result, and the Com_ counter's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            MaintenanceOp::Analyze => "analyze",
+            MaintenanceOp::Optimize => "optimize",
+            MaintenanceOp::Check => "check",
+            MaintenanceOp::Repair => "repair",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum AlterOp {
+    /// FORCE: rebuild the table (copy every row into a new tablespace).
+    Force,
     AddColumn {
         spec: ColumnSpec,
         /// None: last; Some(None): FIRST; Some(Some(c)): AFTER c.
@@ -724,6 +747,11 @@ pub enum Stmt {
         temporary: bool,
     },
     TruncateTable(TableName),
+    /// ANALYZE / OPTIMIZE / CHECK / REPAIR TABLE t, ... (exec/maintenance.rs).
+    TableMaintenance {
+        op: MaintenanceOp,
+        tables: Vec<TableName>,
+    },
     /// CREATE [OR REPLACE] VIEW / ALTER VIEW (exec/view.rs).
     CreateView(Box<CreateView>),
     /// DROP VIEW [IF EXISTS] v, ... [RESTRICT | CASCADE]

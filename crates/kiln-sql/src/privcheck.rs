@@ -158,6 +158,15 @@ pub(crate) fn check(sess: &mut Session, stmt: &Stmt) -> Result<()> {
             c.table(t, DROP);
             c.finish()
         }
+        // MySQL: SELECT and INSERT on each table (CHECK: SELECT).
+        Stmt::TableMaintenance { op, tables } => {
+            let need = match op {
+                MaintenanceOp::Check => SELECT,
+                _ => SELECT | INSERT,
+            };
+            tables.iter().for_each(|t| c.table(t, need));
+            c.finish()
+        }
         Stmt::CreateView(cv) => {
             // MySQL: CREATE VIEW on the view (OR REPLACE / ALTER: DROP too), SELECT on
             // what it reads.

@@ -591,6 +591,9 @@ impl Session {
             }
             Stmt::DropIndex { table, name } => crate::exec::alter::drop_index(self, table, name),
             Stmt::AlterTable { table, ops } => crate::exec::alter::alter(self, table, ops),
+            Stmt::TableMaintenance { op, tables } => {
+                crate::exec::maintenance::run(self, *op, tables)
+            }
             Stmt::Savepoint(name) => self.savepoint(name),
             Stmt::RollbackTo(name) => self.rollback_to_savepoint(name),
             Stmt::ReleaseSavepoint(name) => self.release_savepoint(name),
@@ -928,6 +931,7 @@ fn is_implicit_commit(stmt: &Stmt) -> bool {
                 ..
             }
             | Stmt::TruncateTable(_)
+            | Stmt::TableMaintenance { .. }
             | Stmt::CreateView(_)
             | Stmt::DropView { .. }
             | Stmt::RenameTable(_)
@@ -1020,6 +1024,7 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
         Stmt::CreateIndex { .. } => "create_index",
         Stmt::DropIndex { .. } => "drop_index",
         Stmt::AlterTable { .. } => "alter_table",
+        Stmt::TableMaintenance { op, .. } => op.name(),
         Stmt::Savepoint(_) => "savepoint",
         Stmt::RollbackTo(_) => "rollback_to_savepoint",
         Stmt::ReleaseSavepoint(_) => "release_savepoint",

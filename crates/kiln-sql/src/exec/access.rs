@@ -532,6 +532,40 @@ pub enum LockWait {
     Skip,
 }
 
+/// Counts the rows `access` selects in a consistent read, decoding nothing, up to
+/// `limit` (where it stops). A KILL QUERY ends a long count (1317).
+pub fn count(
+    sess: &mut crate::session::Session,
+    t: &TableHandle,
+    access: &Access,
+    limit: u64,
+) -> Result<u64> {
+    let mask = vec![false; t.def.columns.len()];
+    let interrupt = sess.interrupt.clone();
+    let mut n = 0u64;
+    sess.with_trx(|_, trx| {
+        fetch(
+            trx,
+            t,
+            access,
+            Lock::None,
+            false,
+            Some(&mask),
+            false,
+            &mut |_, _| {
+                n += 1;
+                if n.is_multiple_of(4096)
+                    && interrupt.load(std::sync::atomic::Ordering::Relaxed) != 0
+                {
+                    return Err(kiln_common::ErrorKind::ER_QUERY_INTERRUPTED.into());
+                }
+                Ok(n < limit)
+            },
+        )
+    })?;
+    Ok(n)
+}
+
 /// Reads the rows `access` selects, in index order (descending if asked), calling
 /// `f(primary key, row)` until it returns false. Only the `needed` columns are
 /// decoded (the others read as NULL). `covering`: the chosen secondary index holds

@@ -240,6 +240,7 @@ pub fn alter(sess: &mut Session, name: &TableName, ops: &[AlterOp]) -> Result<Ou
             AlterOp::RenameTable(t) => {
                 new_name = Some((schema_of(sess, t)?, t.name.clone()));
             }
+            AlterOp::Force => rebuild = true,
             AlterOp::Options(o) => {
                 if let Some(c) = &o.comment {
                     def.comment = c.clone();

@@ -154,23 +154,7 @@ fn estimate(sess: &mut Session, h: &TableHandle, filter: Option<&Expr>) -> Resul
         } => ranges.len() as u64,
         Access::Index { .. } => {
             // An index dive: the entries the key read covers, up to DIVE_MAX.
-            let mask = vec![false; h.def.columns.len()];
-            let mut n = 0u64;
-            sess.with_trx(|_, trx| {
-                access::fetch(
-                    trx,
-                    h,
-                    &acc,
-                    Lock::None,
-                    false,
-                    Some(&mask),
-                    false,
-                    &mut |_, _| {
-                        n += 1;
-                        Ok(n < DIVE_MAX)
-                    },
-                )
-            })?;
+            let n = access::count(sess, h, &acc, DIVE_MAX)?;
             if n >= DIVE_MAX { rows.max(n) / 10 } else { n }
         }
     })

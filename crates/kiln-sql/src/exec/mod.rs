@@ -31,6 +31,7 @@ pub mod join_push;
 pub mod join_using;
 pub mod key_len;
 pub mod load;
+pub mod maintenance;
 mod minmax;
 pub mod point;
 pub mod select;

@@ -998,7 +998,7 @@ impl<'a> Parser<'a> {
             return Ok(AlterOp::Options(TableOptions::default()));
         }
         if self.eat_kw("FORCE") {
-            return Ok(AlterOp::Options(TableOptions::default()));
+            return Ok(AlterOp::Force);
         }
         // DISABLE/ENABLE KEYS (mysqldump writes them): nothing to do for InnoDB tables.
         if self.is_kw("DISABLE") || self.is_kw("ENABLE") {

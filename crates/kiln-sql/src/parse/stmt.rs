@@ -154,13 +154,7 @@ impl<'a> Parser<'a> {
                 }
                 Ok(Stmt::UnlockTables)
             }
-            "ANALYZE" | "OPTIMIZE" | "CHECK" | "REPAIR" => {
-                self.bump();
-                while !self.at_eof() && !self.is_op(";") {
-                    self.bump();
-                }
-                Ok(Stmt::NoOp("analyze"))
-            }
+            "ANALYZE" | "OPTIMIZE" | "CHECK" | "REPAIR" => self.table_maintenance(),
             "COMMIT" | "ROLLBACK" => {
                 self.bump();
                 self.eat_kw("WORK");
@@ -483,5 +477,45 @@ impl<'a> Parser<'a> {
             filter,
             limit,
         })
+    }
+
+    /// `{ANALYZE | OPTIMIZE | REPAIR} [NO_WRITE_TO_BINLOG | LOCAL] TABLE[S] t, ...
+    /// [options]` and `CHECK TABLE[S] t, ... [options]`.
+    fn table_maintenance(&mut self) -> Result<Stmt> {
+        let op = match self.word(true)?.to_ascii_uppercase().as_str() {
+            "ANALYZE" => MaintenanceOp::Analyze,
+            "OPTIMIZE" => MaintenanceOp::Optimize,
+            "CHECK" => MaintenanceOp::Check,
+            _ => MaintenanceOp::Repair,
+        };
+        if op != MaintenanceOp::Check && !self.eat_kw("NO_WRITE_TO_BINLOG") {
+            self.eat_kw("LOCAL");
+        }
+        if !self.eat_kw("TABLE") {
+            self.expect_kw("TABLES")?;
+        }
+        let mut tables = vec![self.table_name()?];
+        while self.eat_op(",") {
+            tables.push(self.table_name()?);
+        }
+        let options: &[&str] = match op {
+            MaintenanceOp::Check => &["QUICK", "FAST", "MEDIUM", "EXTENDED", "CHANGED"],
+            MaintenanceOp::Repair => &["QUICK", "EXTENDED", "USE_FRM"],
+            _ => &[],
+        };
+        loop {
+            if op == MaintenanceOp::Check && self.eat_kw("FOR") {
+                self.expect_kw("UPGRADE")?;
+            } else if !options.iter().any(|o| self.eat_kw(o)) {
+                break;
+            }
+        }
+        if op == MaintenanceOp::Analyze && (self.is_kw("UPDATE") || self.is_kw("DROP")) {
+            return Err(KilnError::new(
+                ErrorKind::ER_NOT_SUPPORTED_YET,
+                &[&"histograms (ANALYZE TABLE ... UPDATE / DROP HISTOGRAM)"],
+            ));
+        }
+        Ok(Stmt::TableMaintenance { op, tables })
     }
 }
