@@ -13,6 +13,7 @@ removed yet, never make it report corruption.
 
 import glob
 import os
+import subprocess
 import threading
 import time
 
@@ -200,3 +201,32 @@ def test_privileges(kiln):
     assert e.value.args[0] == 1142
     q(root, "GRANT INSERT ON d.t TO 'm'@'%'")
     assert q(m, "ANALYZE TABLE t") == (("d.t", "analyze", "status", "OK"),)
+
+
+def test_mariadb_check_client(kiln):
+    """The real mysqlcheck (mariadb-check) over every database: check, analyze,
+    optimize."""
+    c = kiln.connect()
+    for sql in SETUP:
+        q(c, sql)
+    base = [
+        "mariadb-check",
+        "--no-defaults",
+        "-h127.0.0.1",
+        f"-P{kiln.port}",
+        "--protocol=TCP",
+        "-uroot",
+    ]
+    for mode in ("--check", "--analyze", "--optimize"):
+        r = subprocess.run(
+            base + [mode, "--databases", "d"], capture_output=True, text=True, timeout=60
+        )
+        assert r.returncode == 0, (mode, r.stdout, r.stderr)
+        out = r.stdout.splitlines()
+        assert [ln.split()[0] for ln in out if ln.startswith("d.")] == ["d.t", "d.u"], r.stdout
+        if mode == "--optimize":
+            # Two lines per table: InnoDB's note, then the status.
+            assert out.count("status   : OK") == 2, r.stdout
+        else:
+            assert [ln.split()[-1] for ln in out] == ["OK", "OK"], r.stdout
+    assert q(c, "SELECT * FROM d.t ORDER BY id") == ((1, 5, "a"), (2, 5, "b"), (3, None, None))
