@@ -266,8 +266,7 @@ pub fn insert_row(
         }
         Err(e) => return Err(trx_error(e)),
     }
-    h.rows_estimate
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    h.add_rows(1);
     crate::status::add("Innodb_rows_inserted", 1);
     if persist_next > 0 {
         sess.persist_auto_inc(h, persist_next)?;
@@ -290,8 +289,7 @@ pub fn update_row(trx: &mut Trx, h: &TableHandle, pk: &[u8], newrow: &[Value]) -
 pub fn delete_row(trx: &mut Trx, h: &TableHandle, pk: &[u8]) -> Result<bool> {
     let gone = trx.table_delete(&h.storage, pk).map_err(trx_error)?;
     if gone {
-        h.rows_estimate
-            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        h.add_rows(-1);
         crate::status::add("Innodb_rows_deleted", 1);
     }
     Ok(gone)

@@ -98,6 +98,7 @@ pub(crate) fn remove_leftover_files(datadir: &Path) {
 fn open_temp(dict: &Dictionary, def: TableDef, auto_inc: u64) -> Result<TableHandle> {
     let mut h = TableHandle::open(&dict.engine, &dict.te, def, auto_inc)?;
     h.temporary = true;
+    h.set_rows_estimate(0);
     Ok(h)
 }
 
@@ -215,7 +216,9 @@ impl Session {
             }
             h
         } else {
-            open_temp(&dict, def, old.auto_inc_peek())?
+            let h = open_temp(&dict, def, old.auto_inc_peek())?;
+            h.keep_rows_estimate_of(&old);
+            h
         };
         self.temp
             .tables

@@ -540,6 +540,8 @@ impl Dictionary {
             )
             .map_err(storage_error)?;
             let h = TableHandle::open(&self.engine, &self.te, def, 0)?;
+            // New and empty: counted exactly from here on, never sampled.
+            h.set_rows_estimate(0);
             cat.tables
                 .insert((h.def.schema.clone(), h.def.name.clone()), Arc::new(h));
             Ok(true)
@@ -617,6 +619,7 @@ impl Dictionary {
             let mut new = if rebuild {
                 self.allocate(trx, &mut def)?;
                 let h = TableHandle::open(&self.engine, &self.te, def.clone(), 0)?;
+                h.set_rows_estimate(0);
                 if let Err(e) = fill(trx, &old, &h) {
                     h.release_space(&self.te);
                     return Err(e);
@@ -625,8 +628,7 @@ impl Dictionary {
             } else {
                 let h = TableHandle::open(&self.engine, &self.te, def.clone(), auto)?;
                 // Same rows: the running count is closer than a new sample.
-                h.rows_estimate
-                    .store(old.rows_estimate.load(Ordering::Relaxed), Ordering::Relaxed);
+                h.keep_rows_estimate_of(&old);
                 h
             };
             trx.delete(&self.tree, &table_key(schema, name))

@@ -49,6 +49,9 @@ impl RowShape {
     }
 }
 
+/// `rows_base` before the first sample.
+const ROWS_UNKNOWN: i64 = i64::MIN;
+
 pub struct TableHandle {
     pub def: TableDef,
     pub storage: Table,
@@ -59,9 +62,10 @@ pub struct TableHandle {
     row_ids: Option<RowIds>,
     auto_col: Option<usize>,
     auto_next: AtomicU64,
-    /// Rows, roughly: the clustered tree's estimate at open (`BTree::estimate_len`),
-    /// plus inserts minus deletes since.
-    pub rows_estimate: AtomicI64,
+    /// Rows, roughly: `rows_base` plus `rows_delta` (see `rows_estimate`).
+    rows_base: AtomicI64,
+    /// Inserts minus deletes since `rows_base` was taken.
+    rows_delta: AtomicI64,
     /// Set by DROP: the tablespace goes when the last user lets go of the handle.
     release: Mutex<Option<Arc<TrxEngine>>>,
     /// A session's TEMPORARY table (temp_tables.rs): in no dictionary record, its
@@ -158,9 +162,6 @@ impl TableHandle {
             None
         };
         let auto_col = def.auto_increment_column();
-        // Where counting would read every leaf, the tree is sampled: EXPLAIN's rows and
-        // the join order start from it, and inserts and deletes keep it current.
-        let rows_estimate = clustered.estimate_len().unwrap_or(0).min(i64::MAX as u64) as i64;
         let h = TableHandle {
             storage: Table {
                 clustered,
@@ -171,7 +172,8 @@ impl TableHandle {
             row_ids,
             auto_col,
             auto_next: AtomicU64::new(1),
-            rows_estimate: AtomicI64::new(rows_estimate),
+            rows_base: AtomicI64::new(ROWS_UNKNOWN),
+            rows_delta: AtomicI64::new(0),
             release: Mutex::new(None),
             temporary: false,
             rebuilt_by: 0,
@@ -237,6 +239,56 @@ impl TableHandle {
     /// The next hidden row id (tables without a primary key).
     pub fn next_row_id(&self) -> Option<[u8; kiln_storage::row::ROW_ID_LEN]> {
         self.row_ids.as_ref().map(|r| r.next_key())
+    }
+
+    /// Rows, roughly, for EXPLAIN, the join order and TABLE_ROWS. Where counting would
+    /// read every leaf, the clustered tree is sampled (`BTree::estimate_len`, a few
+    /// root-to-leaf paths) — at the first use, not at open: a start-up that opens
+    /// thousands of tables would otherwise read a few pages of each from disk before
+    /// the server accepts connections. Inserts and deletes keep it current.
+    pub fn rows_estimate(&self) -> u64 {
+        let mut base = self.rows_base.load(Ordering::Relaxed);
+        if base == ROWS_UNKNOWN {
+            let sampled = self
+                .storage
+                .clustered
+                .estimate_len()
+                .unwrap_or(0)
+                .min(i64::MAX as u64 / 2) as i64;
+            // Changes counted before the sample are in it.
+            self.rows_delta.store(0, Ordering::Relaxed);
+            base = match self.rows_base.compare_exchange(
+                ROWS_UNKNOWN,
+                sampled,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => sampled,
+                Err(other) => other,
+            };
+        }
+        base.saturating_add(self.rows_delta.load(Ordering::Relaxed))
+            .max(0) as u64
+    }
+
+    /// Rows inserted (positive) or deleted (negative).
+    pub fn add_rows(&self, n: i64) {
+        self.rows_delta.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// A fresh count or sample (ANALYZE, a rebuild's copy).
+    pub fn set_rows_estimate(&self, rows: u64) {
+        self.rows_delta.store(0, Ordering::Relaxed);
+        self.rows_base
+            .store(rows.min(i64::MAX as u64 / 2) as i64, Ordering::Relaxed);
+    }
+
+    /// Takes over `old`'s estimate (a new handle of the same rows), sampled or not.
+    pub fn keep_rows_estimate_of(&self, old: &TableHandle) {
+        self.rows_base
+            .store(old.rows_base.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.rows_delta
+            .store(old.rows_delta.load(Ordering::Relaxed), Ordering::Relaxed);
     }
 
     /// Marks the tablespace for removal once the last user drops the handle.

@@ -544,8 +544,7 @@ pub(crate) fn copy_rows(
         }
     }
     new.auto_inc_at_least(auto_next);
-    new.rows_estimate
-        .store(rows.len() as i64, std::sync::atomic::Ordering::Relaxed);
+    new.set_rows_estimate(rows.len() as u64);
     Ok(rows.len() as u64)
 }
 

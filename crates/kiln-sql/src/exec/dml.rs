@@ -418,8 +418,7 @@ impl RowInserter {
         let sp = trx.savepoint();
         match trx.table_insert(&h.storage, &pk, &bytes) {
             Ok(()) => {
-                h.rows_estimate
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                h.add_rows(1);
                 return Ok(Wrote::Inserted);
             }
             Err(TrxError::DuplicateKey) => {}
@@ -780,8 +779,7 @@ pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {
                 super::trigger::on_delete(sess, trig.as_deref(), &h, Tm::After, &old)?;
             }
         }
-        h.rows_estimate
-            .fetch_sub(n as i64, std::sync::atomic::Ordering::Relaxed);
+        h.add_rows(-(n as i64));
         sess.rows_changed(&h, "deleted", n);
         Ok(Outcome::Ok {
             affected_rows: n,

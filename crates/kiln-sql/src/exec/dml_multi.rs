@@ -481,9 +481,7 @@ pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {
             }
         }
         for (k, t) in targets.iter().enumerate() {
-            t.handle
-                .rows_estimate
-                .fetch_sub(deleted[k] as i64, std::sync::atomic::Ordering::Relaxed);
+            t.handle.add_rows(-(deleted[k] as i64));
             sess.rows_changed(&t.handle, "deleted", deleted[k]);
         }
         Ok(Outcome::Ok {

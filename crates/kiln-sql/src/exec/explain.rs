@@ -46,8 +46,6 @@
 //! Ids number the SELECTs in textual order (MySQL's select numbers); a block's rows
 //! come first, then its subqueries' and derived tables' units.
 
-use std::sync::atomic::Ordering;
-
 use kiln_common::{ErrorKind, KilnError, Result};
 
 use super::RowEnv;
@@ -1154,7 +1152,7 @@ struct TableRead<'a> {
 
 /// The table's row estimate (at least 1, as MySQL's optimizer counts a table).
 fn table_rows(h: &TableHandle) -> u64 {
-    h.rows_estimate.load(Ordering::Relaxed).max(1) as u64
+    h.rows_estimate().max(1)
 }
 
 /// A constant that is true: a conjunct the executor's check never rejects a row by.

@@ -243,10 +243,7 @@ pub(super) fn index_row(
     };
     let refs: Vec<String> = ij.parts.iter().map(|p| label(&p.outer)).collect();
     row.reference = Some(refs.join(","));
-    let estimate = h
-        .rows_estimate
-        .load(std::sync::atomic::Ordering::Relaxed)
-        .max(1) as u64;
+    let estimate = h.rows_estimate().max(1);
     row.rows = Some(if ij.unique { 1 } else { estimate.div_ceil(10) });
     let checked = cond.map_or(0, |c| conjuncts(c).len());
     if filtered || checked > ij.parts.len() {

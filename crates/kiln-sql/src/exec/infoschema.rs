@@ -192,9 +192,7 @@ pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
                     s("InnoDB"),
                     u(10),
                     s(d.row_format.clone().unwrap_or_else(|| "Dynamic".into())),
-                    u(t.rows_estimate
-                        .load(std::sync::atomic::Ordering::Relaxed)
-                        .max(0) as u64),
+                    u(t.rows_estimate()),
                     u(0),
                     u(16384),
                     u(0),

@@ -138,10 +138,7 @@ fn qualify(e: &Expr, tables: &[Leaf]) -> Option<(Vec<String>, Expr)> {
 
 /// The estimated rows of table `h` after its WHERE conjuncts (`filter`).
 fn estimate(sess: &mut Session, h: &TableHandle, filter: Option<&Expr>) -> Result<u64> {
-    let rows = h
-        .rows_estimate
-        .load(std::sync::atomic::Ordering::Relaxed)
-        .max(0) as u64;
+    let rows = h.rows_estimate();
     let conj: Vec<&Expr> = filter.map(conjuncts).unwrap_or_default();
     let acc = access::plan_detail(h, &conj, sess)?.access;
     Ok(match &acc {

@@ -130,10 +130,7 @@ fn analyze(h: &TableHandle) -> Result<()> {
         .clustered
         .estimate_len()
         .map_err(|e| KilnError::new(ErrorKind::ER_INTERNAL_ERROR, &[&e.to_string()]))?;
-    h.rows_estimate.store(
-        n.min(i64::MAX as u64) as i64,
-        std::sync::atomic::Ordering::Relaxed,
-    );
+    h.set_rows_estimate(n);
     Ok(())
 }
 

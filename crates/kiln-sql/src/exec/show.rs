@@ -181,11 +181,7 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
                         s("InnoDB"),
                         Value::UInt(10),
                         s(t.def.row_format.clone().unwrap_or_else(|| "Dynamic".into())),
-                        Value::UInt(
-                            t.rows_estimate
-                                .load(std::sync::atomic::Ordering::Relaxed)
-                                .max(0) as u64,
-                        ),
+                        Value::UInt(t.rows_estimate()),
                         Value::UInt(0),
                         Value::UInt(16384),
                         Value::UInt(0),
