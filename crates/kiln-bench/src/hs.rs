@@ -37,6 +37,8 @@ pub struct HsClient {
     reader: LineReader<TcpStream>,
     writer: TcpStream,
     out: Vec<u8>,
+    /// `<READ_INDEX> = 1 ` (a read request is this and the key's digits).
+    read_prefix: Vec<u8>,
     timeout: Duration,
 }
 
@@ -51,8 +53,10 @@ impl HsClient {
             reader: LineReader::new(stream, t.timeout),
             writer,
             out: Vec::with_capacity(4096),
+            read_prefix: Vec::new(),
             timeout: t.timeout,
         };
+        hs_wire::find_eq_prefix(&mut c.read_prefix, READ_INDEX);
         if let Some(secret) = &t.secret {
             hs_wire::auth(&mut c.out, secret);
             c.expect_ok("auth")?;
@@ -120,7 +124,10 @@ fn hint(line: &[u8]) -> &'static str {
 impl Client for HsClient {
     fn push(&mut self, op: Op) {
         match op {
-            Op::Read(key) => hs_wire::find_eq(&mut self.out, READ_INDEX, key),
+            Op::Read(key) => {
+                self.out.extend_from_slice(&self.read_prefix);
+                hs_wire::find_eq_key(&mut self.out, key);
+            }
             Op::Write(key) => hs_wire::increment(&mut self.out, WRITE_INDEX, key, 1),
         }
     }

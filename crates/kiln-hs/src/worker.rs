@@ -163,6 +163,8 @@ impl Worker {
                 std::thread::sleep(Duration::from_millis(10));
                 continue;
             }
+            // One clock read per iteration: a connection's activity and the tick.
+            let now = Instant::now();
             ready.clear();
             for ev in &events {
                 let tok = ev.u64;
@@ -173,12 +175,12 @@ impl Worker {
                 }
             }
             for &i in &ready {
-                self.on_event(i);
+                self.on_event(i, now);
             }
             backlog = self.batch();
             self.flush_all();
-            if last_tick.elapsed() >= TICK {
-                last_tick = Instant::now();
+            if now.duration_since(last_tick) >= TICK {
+                last_tick = now;
                 self.tick();
             }
         }
@@ -227,7 +229,7 @@ impl Worker {
     }
 
     /// Reads what a connection sent (or sends what it is waiting for).
-    fn on_event(&mut self, i: usize) {
+    fn on_event(&mut self, i: usize, now: Instant) {
         let max_line = self.settings.max_line_bytes;
         let Some(c) = self.conns.get_mut(i).and_then(|c| c.as_mut()) else {
             return;
@@ -254,7 +256,7 @@ impl Worker {
                 }
                 Ok(n) => {
                     c.input.extend_from_slice(&self.scratch[..n]);
-                    c.last_active = Instant::now();
+                    c.last_active = now;
                     if n < READ_CHUNK_BYTES {
                         break;
                     }

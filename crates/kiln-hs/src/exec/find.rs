@@ -140,7 +140,13 @@ impl Executor {
         self.batch_rows_read += matched.len() as u64;
         match &f.modify {
             None => {
-                let r = write_stored_rows(reply, &h, &b.cols, matched.iter().map(|(_, r)| r));
+                let r = write_stored_rows(
+                    reply,
+                    &h,
+                    &b.cols,
+                    matched.iter().map(|(_, r)| r),
+                    &mut self.cells,
+                );
                 matched.clear();
                 self.matched = matched;
                 r

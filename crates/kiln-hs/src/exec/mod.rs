@@ -38,6 +38,7 @@ use crate::request::{ProtoError, Request, err};
 use crate::stats::HsStats;
 
 mod find;
+mod lookup;
 mod modify;
 mod output;
 mod prefetch;
@@ -132,8 +133,13 @@ pub struct Executor {
     /// at its end (before any of its responses is sent).
     batch_requests: u64,
     batch_rows_read: u64,
-    /// The encoded keys of a batch's prefetch (memory kept between batches).
+    /// The encoded keys of a batch's prefetch (memory kept between batches), the
+    /// lines they belong to (this batch's only) and the next of those `execute` runs.
     prefetch_keys: Vec<u8>,
+    lookups: Vec<lookup::Lookup>,
+    lookup_next: usize,
+    /// A row's cells while its answer is written (memory kept between requests).
+    cells: Vec<kiln_sql::rowfmt::Cell<'static>>,
     /// A find's encoded key and matched rows (memory kept between requests).
     key_buf: Vec<u8>,
     matched: Vec<(Vec<u8>, Vec<u8>)>,
@@ -153,6 +159,9 @@ impl Executor {
             batch_requests: 0,
             batch_rows_read: 0,
             prefetch_keys: Vec::new(),
+            lookups: Vec::new(),
+            lookup_next: 0,
+            cells: Vec::new(),
             key_buf: Vec::new(),
             matched: Vec::new(),
         }
@@ -211,6 +220,7 @@ impl Executor {
     /// Commits the batch. An error means its writes are not durable.
     pub fn end_batch(&mut self) -> Result<(), KilnError> {
         self.flush_counts();
+        self.lookups.clear();
         let unlocked = self.locked.len() as u64;
         self.locked.clear();
         self.stats.table_unlock.add(unlocked);
@@ -225,6 +235,7 @@ impl Executor {
     /// Abandons the batch (rolls its transaction back).
     pub fn abort_batch(&mut self) {
         self.flush_counts();
+        self.lookups.clear();
         let unlocked = self.locked.len() as u64;
         self.locked.clear();
         self.stats.table_unlock.add(unlocked);
@@ -247,6 +258,38 @@ impl Executor {
     /// Executes one request line, appending its response to `out`.
     pub fn execute(&mut self, conn: &mut ConnState, line: &[u8], out: &mut Vec<u8>) {
         self.batch_requests += 1;
+        let mut reply = Reply::new(out);
+        let mark = reply.mark();
+        let r = match self.fast_lookup(conn, line, &mut reply) {
+            Some(r) => r,
+            None => self.parse_and_dispatch(conn, line, &mut reply),
+        };
+        match r {
+            Ok(()) => {}
+            Err(Fail::Proto(e)) => {
+                self.stats.errors.inc();
+                reply.truncate(mark);
+                reply.error(e.code, e.message);
+            }
+            Err(Fail::Sql(e)) => {
+                self.stats.errors.inc();
+                reply.truncate(mark);
+                if self.trx.as_ref().is_some_and(|t| t.is_done()) {
+                    self.lost = true;
+                    self.trx = None;
+                }
+                reply.error(1, &handler_errno(&e).to_string());
+            }
+        }
+    }
+
+    /// The general path of `execute`: any request.
+    fn parse_and_dispatch(
+        &mut self,
+        conn: &mut ConnState,
+        line: &[u8],
+        reply: &mut Reply<'_>,
+    ) -> Res<()> {
         // Most requests have a few tokens: split them into an array on the stack.
         const INLINE_TOKENS: usize = 32;
         let mut inline: [&[u8]; INLINE_TOKENS] = [&[]; INLINE_TOKENS];
@@ -268,28 +311,9 @@ impl Executor {
         } else {
             &spilled
         };
-        let mut reply = Reply::new(out);
-        let mark = reply.mark();
-        let r = match crate::request::parse(tokens) {
-            Ok(req) => self.dispatch(conn, req, &mut reply),
+        match crate::request::parse(tokens) {
+            Ok(req) => self.dispatch(conn, req, reply),
             Err(e) => Err(Fail::Proto(e)),
-        };
-        match r {
-            Ok(()) => {}
-            Err(Fail::Proto(e)) => {
-                self.stats.errors.inc();
-                reply.truncate(mark);
-                reply.error(e.code, e.message);
-            }
-            Err(Fail::Sql(e)) => {
-                self.stats.errors.inc();
-                reply.truncate(mark);
-                if self.trx.as_ref().is_some_and(|t| t.is_done()) {
-                    self.lost = true;
-                    self.trx = None;
-                }
-                reply.error(1, &handler_errno(&e).to_string());
-            }
         }
     }
 

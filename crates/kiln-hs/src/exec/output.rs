@@ -2,6 +2,7 @@
 //! path of a lookup) or from decoded values (`find_modify`'s `?` forms).
 
 use kiln_sql::dict::TableHandle;
+use kiln_sql::rowfmt::{Cell, decode_cells};
 use kiln_sql::types::SqlType;
 use kiln_sql::value::Value;
 
@@ -9,20 +10,24 @@ use super::{Fail, Res};
 use crate::codec::Reply;
 
 /// `0 TAB ncols` and the opened columns of each stored row, written straight from
-/// the row's bytes (no values built: the hot path of a lookup).
+/// the row's bytes (no values built: the hot path of a lookup). `spare` lends its
+/// memory for the row's cells (kept by the executor, so a lookup allocates none).
 pub(super) fn write_stored_rows<'r>(
     reply: &mut Reply<'_>,
     h: &TableHandle,
     cols: &[usize],
     rows: impl Iterator<Item = &'r Vec<u8>>,
+    spare: &mut Vec<Cell<'static>>,
 ) -> Res<()> {
-    use kiln_sql::rowfmt::{Cell, decode_cells};
     reply.rows_header(cols.len());
-    let mut cells = Vec::with_capacity(h.def.columns.len());
+    let mut cells = relabel(std::mem::take(spare));
+    // Only a DOUBLE/FLOAT or added column goes through text: no allocation otherwise.
     let mut buf = Vec::new();
     for row in rows {
-        decode_cells(&h.shape.stored, row, &mut cells)
-            .map_err(|e| Fail::Sql(kiln_sql::dict::storage_error(e.0)))?;
+        if let Err(e) = decode_cells(&h.shape.stored, row, &mut cells) {
+            *spare = relabel(cells);
+            return Err(Fail::Sql(kiln_sql::dict::storage_error(e.0)));
+        }
         for &c in cols {
             let ty = &h.def.columns[c].ty;
             buf.clear();
@@ -56,8 +61,16 @@ pub(super) fn write_stored_rows<'r>(
             reply.cell(Some(&buf));
         }
     }
+    *spare = relabel(cells);
     reply.end();
     Ok(())
+}
+
+/// An empty vector of cells of another lifetime, in the same memory (`collect` from
+/// a vector's own iterator into an element of the same size reuses its buffer).
+fn relabel<'b>(mut cells: Vec<Cell<'_>>) -> Vec<Cell<'b>> {
+    cells.clear();
+    cells.into_iter().map(|_| Cell::Null).collect()
 }
 
 /// `0 TAB ncols` and the opened columns of each row of values.

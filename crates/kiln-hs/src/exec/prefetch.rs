@@ -11,16 +11,19 @@
 //! batch runs as before and finds its lines cached.
 //!
 //! This is a hint and nothing else: it reads no row, takes no lock, changes no state
-//! of the connection or the executor, and any line it does not understand (another
-//! request, an escaped or NULL key, a binding not resolved at the current dictionary
-//! version) is skipped — `execute` still parses and answers every line itself.
+//! of the connection, and any line it does not understand (another request, an
+//! escaped or NULL key, a binding not resolved at the current dictionary version) is
+//! skipped — `execute` still answers every line itself. What it keeps is the encoded
+//! key of each line it prefetched, so that `execute` does not convert it again
+//! (lookup.rs checks the line and the binding before it uses one).
+
+use std::ops::Range;
 
 use kiln_common::key::KeyWriter;
-use kiln_sql::dict::TableHandle;
 use kiln_sql::rowapi;
-use kiln_sql::value::Value;
 use kiln_storage::btree::{BTree, LeafPrefetch};
 
+use super::lookup::{Lookup, convert_key, point_binding, split_lookup};
 use super::{ConnState, Executor};
 
 /// Lookups prefetched per batch, at most (the rest run without).
@@ -32,83 +35,50 @@ const STAGES: usize = 5;
 
 impl Executor {
     /// Prefetches the leaves of the primary-key finds among `lines` (call after
-    /// `begin_batch`, which brings the dictionary version up to date).
+    /// `begin_batch`, which brings the dictionary version up to date), and records
+    /// each one's encoded key for `execute` (lookup.rs).
     pub fn prefetch<'a>(&mut self, lines: impl Iterator<Item = (&'a ConnState, &'a [u8])>) {
         let mut keys = std::mem::take(&mut self.prefetch_keys);
+        let mut lookups = std::mem::take(&mut self.lookups);
         keys.clear();
-        let mut found: Vec<(&'a BTree, usize, usize)> = Vec::new();
+        lookups.clear();
+        self.lookup_next = 0;
         for (conn, line) in lines {
-            if found.len() >= PREFETCH_MAX {
+            if lookups.len() >= PREFETCH_MAX {
                 break;
             }
+            let Some((id, token, more)) = split_lookup(line) else {
+                continue;
+            };
+            let Some(r) = point_binding(conn, id, self.version) else {
+                continue;
+            };
+            let Some(v) = convert_key(r, token) else {
+                continue;
+            };
             let start = keys.len();
-            let tree;
-            (tree, keys) = self.lookup_key(conn, line, keys);
-            match tree {
-                Some(t) => found.push((t, start, keys.len())),
-                None => keys.truncate(start),
-            }
+            let mut kw = KeyWriter::append_to(keys);
+            rowapi::encode_key_part(&r.table, 0, 0, &v, &mut kw);
+            keys = kw.finish();
+            lookups.push(Lookup::new(line, id, !more, r.clone(), start..keys.len()));
         }
         // A batch of a few lookups (a closed-loop client) has no misses to overlap.
-        if found.len() < PREFETCH_MIN {
-            self.prefetch_keys = keys;
-            return;
-        }
-        let mut work: Vec<(&'a BTree, usize, usize, LeafPrefetch)> = found
-            .into_iter()
-            .map(|(tree, start, end)| (tree, start, end, tree.prefetch_start(&keys[start..end])))
-            .filter(|w| w.3.pending())
-            .collect();
-        for _ in 0..STAGES {
-            for (tree, start, end, pf) in work.iter_mut() {
-                tree.prefetch_step(pf, &keys[*start..*end]);
+        if lookups.len() >= PREFETCH_MIN {
+            let mut work: Vec<(&BTree, Range<usize>, LeafPrefetch)> = lookups
+                .iter()
+                .map(|l| {
+                    let (tree, k) = (l.tree(), l.key_range());
+                    (tree, k.clone(), tree.prefetch_start(&keys[k]))
+                })
+                .filter(|w| w.2.pending())
+                .collect();
+            for _ in 0..STAGES {
+                for (tree, k, pf) in work.iter_mut() {
+                    tree.prefetch_step(pf, &keys[k.clone()]);
+                }
             }
         }
         self.prefetch_keys = keys;
-    }
-
-    /// The clustered tree of a line `<id> = 1 <key> ...` whose binding is the primary
-    /// key of one column, resolved at the current dictionary version, with the encoded
-    /// key appended to `keys` (which is handed back either way).
-    fn lookup_key<'a>(
-        &self,
-        conn: &'a ConnState,
-        line: &[u8],
-        keys: Vec<u8>,
-    ) -> (Option<&'a BTree>, Vec<u8>) {
-        let Some((h, v)) = self.lookup_value(conn, line) else {
-            return (None, keys);
-        };
-        let mut kw = KeyWriter::append_to(keys);
-        rowapi::encode_key_part(h, 0, 0, &v, &mut kw);
-        (Some(&h.storage.clustered), kw.finish())
-    }
-
-    fn lookup_value<'a>(
-        &self,
-        conn: &'a ConnState,
-        line: &[u8],
-    ) -> Option<(&'a TableHandle, Value)> {
-        let mut t = line.split(|&b| b == b'\t');
-        let id = t.next()?;
-        if t.next()? != b"=" || t.next()? != b"1" {
-            return None;
-        }
-        let key = t.next()?;
-        if key.iter().any(|&b| b < 0x10) {
-            return None; // NULL or escaped: leave it to `execute`
-        }
-        let id: usize = std::str::from_utf8(id).ok()?.parse().ok()?;
-        let r = conn.bindings.get(id)?.as_ref()?.resolved.as_ref()?;
-        if r.version != self.version || r.index != 0 {
-            return None;
-        }
-        let h = &r.table;
-        let ix = &h.def.indexes[0];
-        if ix.parts.len() != 1 || !ix.is_unique() || ix.parts[0].prefix_chars.is_some() {
-            return None;
-        }
-        let v = rowapi::convert_for_compare(h, ix.parts[0].column, Some(key));
-        (!v.is_null()).then_some((&**h, v))
+        self.lookups = lookups;
     }
 }
