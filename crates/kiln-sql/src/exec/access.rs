@@ -96,11 +96,15 @@ pub(crate) fn key_value(t: &TableHandle, col: usize, v: &Value) -> Option<Value>
     Some(converted)
 }
 
+/// `not_null_range`: `col IS NOT NULL` counts as the range of non-NULL keys. Only
+/// when the index is already chosen (index order, MIN / MAX): as a reason to choose
+/// an index it would turn scans into key reads of most rows.
 fn constraints_for(
     t: &TableHandle,
     col: usize,
     conj: &[&Expr],
     env: &mut dyn Env,
+    not_null_range: bool,
 ) -> Result<Option<Constraint>> {
     let mut lo: Bound<Value> = Bound::Unbounded;
     let mut hi: Bound<Value> = Bound::Unbounded;
@@ -186,6 +190,11 @@ fn constraints_for(
                     return Ok(Some(Constraint::Eq(vals)));
                 }
             }
+            // The key range's lower end skips NULLs (see `plan_among`).
+            Expr::IsNull {
+                expr,
+                negated: true,
+            } if not_null_range && slot_of(expr) == Some(col) => any_range = true,
             Expr::Between {
                 expr,
                 low,
@@ -232,7 +241,7 @@ fn or_ranges(
     }
     let mut out = Vec::new();
     for term in terms {
-        match constraints_for(t, col, &[term], env)? {
+        match constraints_for(t, col, &[term], env, false)? {
             Some(Constraint::Eq(vals)) => out.extend(
                 vals.into_iter()
                     .map(|v| (Bound::Included(v.clone()), Bound::Included(v))),
@@ -292,7 +301,7 @@ pub fn plan(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result<Access
 /// read on that value then needs no re-check of `e`.
 pub fn single_equality(t: &TableHandle, col: usize, e: &Expr, env: &mut dyn Env) -> Result<bool> {
     Ok(matches!(
-        constraints_for(t, col, &[e], env)?,
+        constraints_for(t, col, &[e], env, false)?,
         Some(Constraint::Eq(v)) if v.len() == 1
     ))
 }
@@ -344,7 +353,7 @@ pub fn plan_among(
         let mut eqs: Vec<Vec<Value>> = Vec::new();
         let mut range = None;
         for p in &ix.parts {
-            match constraints_for(t, p.column, conj, env)? {
+            match constraints_for(t, p.column, conj, env, only.is_some())? {
                 Some(Constraint::Eq(v)) => eqs.push(v),
                 Some(Constraint::Range(r)) if !p.desc => {
                     range = Some(r);

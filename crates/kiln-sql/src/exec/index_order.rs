@@ -218,6 +218,20 @@ pub fn plan_ordered(
                     continue;
                 }
                 if let Some(d) = follows(t, i, 0, true, req) {
+                    // A conjunct only this index's order makes worth using (`c IS NOT
+                    // NULL`: MIN / MAX skip the NULL keys instead of reading them).
+                    let mut alt = access::plan_among(t, conj, env, Some(i))?;
+                    if matches!(&alt.access, Access::Index { index, .. } if *index == i)
+                        && follows(t, i, alt.eq_parts, alt.eq_single, req) == Some(d)
+                    {
+                        alt.candidates = plan.candidates;
+                        alt.covering = covers(i);
+                        // Still the whole index as far as the WHERE goes (no conjunct
+                        // chose it): EXPLAIN's type `index`, and MIN / MAX under a
+                        // WHERE keep their one-scan rule.
+                        alt.full_index = true;
+                        return Ok((alt, Some(d)));
+                    }
                     plan.access = Access::Index {
                         index: i,
                         ranges: vec![(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)],

@@ -328,7 +328,8 @@ pub(crate) fn read_planned(
             },
         )
     })?;
-    sess.rows_read(h, rows.len() as u64);
+    // MySQL counts the rows the engine hands over, before the WHERE (no ICP here).
+    sess.rows_read(h, examined);
     if let Some(f) = after {
         let (mut k2, mut r2) = (Vec::new(), Vec::new());
         let mut keys = keys.into_iter();
