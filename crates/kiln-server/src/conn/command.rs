@@ -56,11 +56,13 @@ pub struct Conn {
 pub enum Flow {
     Continue,
     Close,
+    /// No command was pending (`PacketIo::try_read`, the pool only): nothing ran.
+    Idle,
 }
 
 /// The thread-per-connection loop: commands back to back until the connection ends.
 pub fn run(server: &'static Server, io: &mut PacketIo, conn: &mut Conn) {
-    while let Flow::Continue = step(server, io, conn) {}
+    while let Flow::Continue | Flow::Idle = step(server, io, conn) {}
 }
 
 /// Reads one command, runs it and answers. The thread-per-connection loop calls it
@@ -89,8 +91,13 @@ pub fn step(server: &'static Server, io: &mut PacketIo, conn: &mut Conn) -> Flow
         }
     }
     io.seq = 0;
-    let packet = match io.read_packet() {
+    let read = io.read_packet();
+    // Only the command's first read may be non-blocking (not LOAD DATA's or a
+    // re-authentication's inside it).
+    io.try_read = false;
+    let packet = match read {
         Ok(p) => p,
+        Err(ReadError::NotReady) => return Flow::Idle,
         Err(ReadError::Closed) => {
             server.stats.aborted_clients.inc();
             return Flow::Close;

@@ -66,8 +66,27 @@ impl Socket {
         }
     }
 
+    /// One `recv` that never blocks (MSG_DONTWAIT): `WouldBlock` when nothing is
+    /// pending. The socket itself stays blocking for everything else.
+    fn read_nonblocking(&self, buf: &mut [u8]) -> io::Result<usize> {
+        // SAFETY: `buf` is valid for writes of `buf.len()` bytes for the duration of
+        // the call; the descriptor is owned by `self`.
+        let n = unsafe {
+            libc::recv(
+                self.raw_fd(),
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                libc::MSG_DONTWAIT,
+            )
+        };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(n as usize)
+    }
+
     /// Whether a read would return at once (data, EOF or an error is pending).
-    fn readable_now(&self) -> bool {
+    pub fn readable_now(&self) -> bool {
         let mut p = libc::pollfd {
             fd: self.raw_fd(),
             events: libc::POLLIN,
@@ -163,6 +182,9 @@ pub enum ReadError {
     /// The peer closed or reset in the middle of a packet.
     Truncated,
     Timeout,
+    /// `try_read` was set and nothing was pending: no command to run (the pool's
+    /// event was stale; the connection goes back to waiting).
+    NotReady,
     TooLarge,
     OutOfOrder,
     Io(io::Error),
@@ -180,8 +202,12 @@ pub struct PacketIo {
     /// Run by the thread pool: socket reads and large writes that may block are
     /// announced to the scheduler (`kiln_common::wait`).
     pooled: bool,
-    /// The pool's listener saw the socket readable: the next read returns at once.
-    pub input_ready: bool,
+    /// Set by the pool before a command: the first socket read of the next packet
+    /// (with nothing buffered) must not block; nothing pending is `ReadError::NotReady`.
+    pub try_read: bool,
+    /// The last socket read filled the room it was given: more may be pending in the
+    /// socket without a new edge-triggered event (`may_have_unread_input`).
+    last_read_full: bool,
 }
 
 impl PacketIo {
@@ -195,7 +221,8 @@ impl PacketIo {
             bytes_received: 0,
             bytes_sent: 0,
             pooled: false,
-            input_ready: false,
+            try_read: false,
+            last_read_full: false,
         }
     }
 
@@ -210,7 +237,7 @@ impl PacketIo {
 
     /// Announces a wait for the network if the next socket read could block.
     fn read_wait(&mut self) -> Option<wait::WaitGuard> {
-        if !self.pooled || std::mem::take(&mut self.input_ready) {
+        if !self.pooled {
             return None;
         }
         if self.stream.socket().readable_now() {
@@ -290,13 +317,34 @@ impl PacketIo {
                 .needs_bytes(&self.rbuf)
                 .clamp(1, READ_CHUNK_BYTES * 4);
             let start = self.rbuf.len();
+            // The pool's first read for a command, with nothing buffered, never
+            // blocks: the event that queued the connection may be stale (its input
+            // was read by the previous command), and then there is nothing to run.
+            let try_now =
+                std::mem::take(&mut self.try_read) && was_empty && !self.decoder.in_progress();
+            if try_now
+                && self.is_tls()
+                && !self.has_buffered_input()
+                && !self.stream.socket().readable_now()
+            {
+                return Err(ReadError::NotReady);
+            }
+            let plain_try = try_now && !self.is_tls();
+            let room = if want <= READ_CHUNK_BYTES {
+                READ_CHUNK_BYTES
+            } else {
+                want
+            };
             let r = {
-                let _wait = self.read_wait();
+                let _wait = if try_now { None } else { self.read_wait() };
                 if want <= READ_CHUNK_BYTES {
                     // Small reads (almost all) land in the thread's scratch buffer and
                     // are copied: growing `rbuf` would zero 16 KiB per read.
                     SCRATCH.with_borrow_mut(|scratch| {
-                        let r = self.stream.read(&mut scratch[..]);
+                        let r = match &mut self.stream {
+                            Stream::Plain(s) if plain_try => s.read_nonblocking(&mut scratch[..]),
+                            stream => stream.read(&mut scratch[..]),
+                        };
                         if let Ok(n) = r {
                             self.rbuf.extend_from_slice(&scratch[..n]);
                         }
@@ -319,9 +367,11 @@ impl PacketIo {
                 }
                 Ok(n) => {
                     self.bytes_received += n as u64;
+                    self.last_read_full = n == room;
                 }
                 Err(e) => {
                     return Err(match e.kind() {
+                        io::ErrorKind::WouldBlock if plain_try => ReadError::NotReady,
                         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => ReadError::Timeout,
                         io::ErrorKind::Interrupted => continue,
                         io::ErrorKind::ConnectionReset
@@ -353,6 +403,13 @@ impl PacketIo {
                 .process_new_packets()
                 .map_or(true, |s| s.plaintext_bytes_to_read() > 0),
         }
+    }
+
+    /// Whether input may be pending in the socket that no new edge-triggered event
+    /// will report: the last read filled its room (a pipelining client sent more), or
+    /// TLS (rustls reads records in chunks of its own).
+    pub fn may_have_unread_input(&self) -> bool {
+        self.last_read_full || self.is_tls()
     }
 
     /// Queues one packet with the next sequence id.
