@@ -138,6 +138,7 @@ pub fn step(server: &'static Server, io: &mut PacketIo, conn: &mut Conn) -> Flow
         server.stats.aborted_clients.inc();
         return Flow::Close;
     }
+    io.shrink_buffers();
     set_state(conn, "Sleep", None);
     flow
 }

@@ -24,6 +24,32 @@ thread_local! {
 }
 /// Flush the write buffer early once it holds this much (large result sets).
 pub const WRITE_FLUSH_BYTES: usize = 256 * 1024;
+/// After a command, a read or write buffer that grew beyond this (a large statement
+/// or row) is given up for a fresh `READ_CHUNK_BYTES` one, as MySQL shrinks its net
+/// buffer back to `net_buffer_length`: one big result does not pin megabytes to a
+/// connection that then sits idle.
+pub const BUFFER_KEEP_BYTES: usize = 4 * READ_CHUNK_BYTES;
+
+thread_local! {
+    /// A pool worker's read and write buffers, lent to the connection it runs for the
+    /// length of one command (`borrow_thread_buffers`): parked connections hold no
+    /// buffers, and every command of a worker uses the same, cache-warm memory.
+    static LENT: std::cell::RefCell<(BytesMut, BytesMut)> = std::cell::RefCell::new((
+        BytesMut::with_capacity(READ_CHUNK_BYTES),
+        BytesMut::with_capacity(READ_CHUNK_BYTES),
+    ));
+}
+
+/// A buffer to keep after a command: emptied, and fresh if it grew large.
+fn recycled(mut b: BytesMut) -> BytesMut {
+    if b.capacity() > BUFFER_KEEP_BYTES {
+        return BytesMut::with_capacity(READ_CHUNK_BYTES);
+    }
+    b.clear();
+    // Back to the start of the allocation (reads advance through it).
+    b.reserve(READ_CHUNK_BYTES);
+    b
+}
 
 pub enum Socket {
     Tcp(TcpStream),
@@ -208,6 +234,9 @@ pub struct PacketIo {
     /// The last socket read filled the room it was given: more may be pending in the
     /// socket without a new edge-triggered event (`may_have_unread_input`).
     last_read_full: bool,
+    /// The read / write buffer is the pool worker's (`borrow_thread_buffers`).
+    lent_read: bool,
+    lent_write: bool,
 }
 
 impl PacketIo {
@@ -223,6 +252,8 @@ impl PacketIo {
             pooled: false,
             try_read: false,
             last_read_full: false,
+            lent_read: false,
+            lent_write: false,
         }
     }
 
@@ -403,6 +434,69 @@ impl PacketIo {
                 .process_new_packets()
                 .map_or(true, |s| s.plaintext_bytes_to_read() > 0),
         }
+    }
+
+    /// Buffers of all sizes (the read buffer's share that is in use, and the capacity
+    /// of both): what a connection holds between commands.
+    pub fn buffer_bytes(&self) -> usize {
+        self.rbuf.capacity() + self.wbuf.capacity()
+    }
+
+    /// After a command (both schedulers): a buffer that grew beyond
+    /// `BUFFER_KEEP_BYTES` is replaced by a small one (the read buffer only when
+    /// empty: a pipelining client's next command stays).
+    pub fn shrink_buffers(&mut self) {
+        if self.wbuf.is_empty() && self.wbuf.capacity() > BUFFER_KEEP_BYTES {
+            self.wbuf = BytesMut::with_capacity(READ_CHUNK_BYTES);
+        }
+        if self.rbuf.is_empty() && self.rbuf.capacity() > BUFFER_KEEP_BYTES {
+            self.rbuf = BytesMut::with_capacity(READ_CHUNK_BYTES);
+        }
+    }
+
+    /// Pool, before a command: where the connection holds no buffer (always, but for
+    /// a pipelining client's unread input), it uses the worker thread's.
+    pub fn borrow_thread_buffers(&mut self) {
+        LENT.with_borrow_mut(|(r, w)| {
+            if self.rbuf.capacity() == 0 {
+                std::mem::swap(&mut self.rbuf, r);
+                self.lent_read = true;
+            }
+            if self.wbuf.capacity() == 0 {
+                std::mem::swap(&mut self.wbuf, w);
+                self.lent_write = true;
+            }
+        });
+    }
+
+    /// Pool, after a command (and after the handshake): the worker gets its buffers
+    /// back; the connection keeps no buffer, only a copy of unread input (a
+    /// pipelining client), sized to it.
+    pub fn return_thread_buffers(&mut self) {
+        LENT.with_borrow_mut(|(r, w)| {
+            let mut rb = std::mem::take(&mut self.rbuf);
+            if !rb.is_empty() {
+                self.rbuf = if self.lent_read {
+                    BytesMut::from(&rb[..])
+                } else {
+                    std::mem::take(&mut rb)
+                };
+            }
+            if std::mem::take(&mut self.lent_read) {
+                *r = recycled(rb);
+            }
+            let wb = std::mem::take(&mut self.wbuf);
+            let lent = std::mem::take(&mut self.lent_write);
+            if !wb.is_empty() {
+                // Unsent output (a failed flush): the connection is closing anyway.
+                self.wbuf = wb;
+                if lent {
+                    *w = BytesMut::with_capacity(READ_CHUNK_BYTES);
+                }
+            } else if lent {
+                *w = recycled(wb);
+            }
+        });
     }
 
     /// Whether input may be pending in the socket that no new edge-triggered event

@@ -634,9 +634,11 @@ impl Group {
                     c.state.store(OWNED, Ordering::Release);
                 }
                 open.io.try_read = true;
+                open.io.borrow_thread_buffers();
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     command::step(server, &mut open.io, &mut open.conn)
                 }));
+                open.io.return_thread_buffers();
                 match r {
                     Ok(command::Flow::Continue | command::Flow::Idle) => self.park(c, open),
                     Ok(command::Flow::Close) => self.finish(&c, open),
@@ -653,8 +655,10 @@ impl Group {
     }
 
     /// Takes a freshly authenticated connection into the group.
-    fn adopt(self: &Arc<Self>, open: Box<Open>) {
+    fn adopt(self: &Arc<Self>, mut open: Box<Open>) {
         let server = self.pool.server;
+        // Between commands a pooled connection holds no buffers (the handshake's go).
+        open.io.return_thread_buffers();
         // Idle time is the timer's business; a socket read only times out when a
         // client stops in the middle of a packet.
         let net_read = server.globals.u64("net_read_timeout").unwrap_or(30).max(1);
