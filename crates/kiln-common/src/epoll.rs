@@ -1,8 +1,8 @@
 //! A minimal epoll wrapper (Linux): registration by token, a wait that fills a
 //! reusable event buffer, and an eventfd to wake a thread blocked in that wait.
 //! Used by the HandlerSocket workers (level-triggered) and the thread pool's
-//! listeners (one-shot: a connection is reported once, then re-armed by the worker
-//! that ran it).
+//! listeners (edge-triggered: a connection is registered once and reported each time
+//! new input arrives; the pool's per-connection state decides who runs it).
 
 use std::io;
 use std::os::fd::RawFd;
@@ -11,6 +11,9 @@ pub const READABLE: u32 = libc::EPOLLIN as u32 | libc::EPOLLRDHUP as u32;
 pub const WRITABLE: u32 = libc::EPOLLOUT as u32;
 /// Report the descriptor once, then disable it until `modify` re-arms it.
 pub const ONESHOT: u32 = libc::EPOLLONESHOT as u32;
+/// Edge-triggered: report the descriptor when it turns ready (new data arrives), not
+/// while it stays ready.
+pub const EDGE: u32 = libc::EPOLLET as u32;
 
 pub struct Epoll {
     fd: RawFd,

@@ -51,7 +51,9 @@ fn read(io: &mut PacketIo) -> Result<kiln_mysql::packet::Packet, HandshakeFailur
             let _ = io.flush();
             Err(Some("packets out of order during handshake".into()))
         }
-        Err(ReadError::Timeout) => Err(Some("timeout reading authorization packet".into())),
+        Err(ReadError::Timeout) | Err(ReadError::NotReady) => {
+            Err(Some("timeout reading authorization packet".into()))
+        }
         Err(ReadError::Truncated) => {
             Err(Some("connection closed in the middle of a packet".into()))
         }

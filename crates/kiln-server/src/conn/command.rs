@@ -36,6 +36,10 @@ pub struct Prepared {
     pub types: Vec<ParamType>,
     /// Data sent by COM_STMT_SEND_LONG_DATA, per parameter.
     pub long_data: Vec<Option<Vec<u8>>>,
+    /// Some `long_data` is set: an execution without it (all but a few) neither reads
+    /// `long_data` (a separate, cold allocation with thousands of connections) nor
+    /// builds a per-execution list of flags from it.
+    pub has_long_data: bool,
 }
 
 /// An authenticated connection's state.
@@ -56,11 +60,13 @@ pub struct Conn {
 pub enum Flow {
     Continue,
     Close,
+    /// No command was pending (`PacketIo::try_read`, the pool only): nothing ran.
+    Idle,
 }
 
 /// The thread-per-connection loop: commands back to back until the connection ends.
 pub fn run(server: &'static Server, io: &mut PacketIo, conn: &mut Conn) {
-    while let Flow::Continue = step(server, io, conn) {}
+    while let Flow::Continue | Flow::Idle = step(server, io, conn) {}
 }
 
 /// Reads one command, runs it and answers. The thread-per-connection loop calls it
@@ -89,8 +95,13 @@ pub fn step(server: &'static Server, io: &mut PacketIo, conn: &mut Conn) -> Flow
         }
     }
     io.seq = 0;
-    let packet = match io.read_packet() {
+    let read = io.read_packet();
+    // Only the command's first read may be non-blocking (not LOAD DATA's or a
+    // re-authentication's inside it).
+    io.try_read = false;
+    let packet = match read {
         Ok(p) => p,
+        Err(ReadError::NotReady) => return Flow::Idle,
         Err(ReadError::Closed) => {
             server.stats.aborted_clients.inc();
             return Flow::Close;
@@ -131,6 +142,7 @@ pub fn step(server: &'static Server, io: &mut PacketIo, conn: &mut Conn) -> Flow
         server.stats.aborted_clients.inc();
         return Flow::Close;
     }
+    io.shrink_buffers();
     set_state(conn, "Sleep", None);
     flow
 }
@@ -366,6 +378,7 @@ fn dispatch(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, payload
                 if buf.len() + data.len() <= limit {
                     buf.extend_from_slice(data);
                 }
+                st.has_long_data = true;
             }
         }
         Command::StmtClose(id) => {
@@ -379,6 +392,7 @@ fn dispatch(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, payload
             match conn.stmts.get_mut(&id) {
                 Some(st) => {
                     st.long_data.iter_mut().for_each(|d| *d = None);
+                    st.has_long_data = false;
                     send_ok(io, conn, 0, 0, "", false);
                 }
                 None => send_error(io, conn, &unknown_stmt(id, "mysqld_stmt_reset")),
@@ -526,6 +540,7 @@ fn prepare(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, sql: &[u
             columns,
             types: Vec::new(),
             long_data: vec![None; params],
+            has_long_data: false,
         },
     );
 }
@@ -536,7 +551,11 @@ fn execute(io: &mut PacketIo, conn: &mut Conn, id: u32, body: &[u8]) {
         send_error(io, conn, &unknown_stmt(id, "mysqld_stmt_execute"));
         return;
     };
-    let long: Vec<bool> = st.long_data.iter().map(Option::is_some).collect();
+    let long: Vec<bool> = if st.has_long_data {
+        st.long_data.iter().map(Option::is_some).collect()
+    } else {
+        Vec::new()
+    };
     let raw = match parse_execute_params(body, st.parsed.param_count, &mut st.types, &long) {
         Ok(v) => v,
         Err(_) => {
@@ -557,6 +576,8 @@ fn execute(io: &mut PacketIo, conn: &mut Conn, id: u32, body: &[u8]) {
             }
         });
     }
+    // This execution took the long data.
+    st.has_long_data = false;
     let parsed = st.parsed.clone();
     set_state(conn, "Execute", None);
     match conn.session.execute(&parsed, params) {

@@ -24,6 +24,32 @@ thread_local! {
 }
 /// Flush the write buffer early once it holds this much (large result sets).
 pub const WRITE_FLUSH_BYTES: usize = 256 * 1024;
+/// After a command, a read or write buffer that grew beyond this (a large statement
+/// or row) is given up for a fresh `READ_CHUNK_BYTES` one, as MySQL shrinks its net
+/// buffer back to `net_buffer_length`: one big result does not pin megabytes to a
+/// connection that then sits idle.
+pub const BUFFER_KEEP_BYTES: usize = 4 * READ_CHUNK_BYTES;
+
+thread_local! {
+    /// A pool worker's read and write buffers, lent to the connection it runs for the
+    /// length of one command (`borrow_thread_buffers`): parked connections hold no
+    /// buffers, and every command of a worker uses the same, cache-warm memory.
+    static LENT: std::cell::RefCell<(BytesMut, BytesMut)> = std::cell::RefCell::new((
+        BytesMut::with_capacity(READ_CHUNK_BYTES),
+        BytesMut::with_capacity(READ_CHUNK_BYTES),
+    ));
+}
+
+/// A buffer to keep after a command: emptied, and fresh if it grew large.
+fn recycled(mut b: BytesMut) -> BytesMut {
+    if b.capacity() > BUFFER_KEEP_BYTES {
+        return BytesMut::with_capacity(READ_CHUNK_BYTES);
+    }
+    b.clear();
+    // Back to the start of the allocation (reads advance through it).
+    b.reserve(READ_CHUNK_BYTES);
+    b
+}
 
 pub enum Socket {
     Tcp(TcpStream),
@@ -66,8 +92,27 @@ impl Socket {
         }
     }
 
+    /// One `recv` that never blocks (MSG_DONTWAIT): `WouldBlock` when nothing is
+    /// pending. The socket itself stays blocking for everything else.
+    fn read_nonblocking(&self, buf: &mut [u8]) -> io::Result<usize> {
+        // SAFETY: `buf` is valid for writes of `buf.len()` bytes for the duration of
+        // the call; the descriptor is owned by `self`.
+        let n = unsafe {
+            libc::recv(
+                self.raw_fd(),
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                libc::MSG_DONTWAIT,
+            )
+        };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(n as usize)
+    }
+
     /// Whether a read would return at once (data, EOF or an error is pending).
-    fn readable_now(&self) -> bool {
+    pub fn readable_now(&self) -> bool {
         let mut p = libc::pollfd {
             fd: self.raw_fd(),
             events: libc::POLLIN,
@@ -163,6 +208,9 @@ pub enum ReadError {
     /// The peer closed or reset in the middle of a packet.
     Truncated,
     Timeout,
+    /// `try_read` was set and nothing was pending: no command to run (the pool's
+    /// event was stale; the connection goes back to waiting).
+    NotReady,
     TooLarge,
     OutOfOrder,
     Io(io::Error),
@@ -180,8 +228,15 @@ pub struct PacketIo {
     /// Run by the thread pool: socket reads and large writes that may block are
     /// announced to the scheduler (`kiln_common::wait`).
     pooled: bool,
-    /// The pool's listener saw the socket readable: the next read returns at once.
-    pub input_ready: bool,
+    /// Set by the pool before a command: the first socket read of the next packet
+    /// (with nothing buffered) must not block; nothing pending is `ReadError::NotReady`.
+    pub try_read: bool,
+    /// The last socket read filled the room it was given: more may be pending in the
+    /// socket without a new edge-triggered event (`may_have_unread_input`).
+    last_read_full: bool,
+    /// The read / write buffer is the pool worker's (`borrow_thread_buffers`).
+    lent_read: bool,
+    lent_write: bool,
 }
 
 impl PacketIo {
@@ -195,7 +250,10 @@ impl PacketIo {
             bytes_received: 0,
             bytes_sent: 0,
             pooled: false,
-            input_ready: false,
+            try_read: false,
+            last_read_full: false,
+            lent_read: false,
+            lent_write: false,
         }
     }
 
@@ -210,7 +268,7 @@ impl PacketIo {
 
     /// Announces a wait for the network if the next socket read could block.
     fn read_wait(&mut self) -> Option<wait::WaitGuard> {
-        if !self.pooled || std::mem::take(&mut self.input_ready) {
+        if !self.pooled {
             return None;
         }
         if self.stream.socket().readable_now() {
@@ -290,13 +348,34 @@ impl PacketIo {
                 .needs_bytes(&self.rbuf)
                 .clamp(1, READ_CHUNK_BYTES * 4);
             let start = self.rbuf.len();
+            // The pool's first read for a command, with nothing buffered, never
+            // blocks: the event that queued the connection may be stale (its input
+            // was read by the previous command), and then there is nothing to run.
+            let try_now =
+                std::mem::take(&mut self.try_read) && was_empty && !self.decoder.in_progress();
+            if try_now
+                && self.is_tls()
+                && !self.has_buffered_input()
+                && !self.stream.socket().readable_now()
+            {
+                return Err(ReadError::NotReady);
+            }
+            let plain_try = try_now && !self.is_tls();
+            let room = if want <= READ_CHUNK_BYTES {
+                READ_CHUNK_BYTES
+            } else {
+                want
+            };
             let r = {
-                let _wait = self.read_wait();
+                let _wait = if try_now { None } else { self.read_wait() };
                 if want <= READ_CHUNK_BYTES {
                     // Small reads (almost all) land in the thread's scratch buffer and
                     // are copied: growing `rbuf` would zero 16 KiB per read.
                     SCRATCH.with_borrow_mut(|scratch| {
-                        let r = self.stream.read(&mut scratch[..]);
+                        let r = match &mut self.stream {
+                            Stream::Plain(s) if plain_try => s.read_nonblocking(&mut scratch[..]),
+                            stream => stream.read(&mut scratch[..]),
+                        };
                         if let Ok(n) = r {
                             self.rbuf.extend_from_slice(&scratch[..n]);
                         }
@@ -319,9 +398,11 @@ impl PacketIo {
                 }
                 Ok(n) => {
                     self.bytes_received += n as u64;
+                    self.last_read_full = n == room;
                 }
                 Err(e) => {
                     return Err(match e.kind() {
+                        io::ErrorKind::WouldBlock if plain_try => ReadError::NotReady,
                         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => ReadError::Timeout,
                         io::ErrorKind::Interrupted => continue,
                         io::ErrorKind::ConnectionReset
@@ -353,6 +434,76 @@ impl PacketIo {
                 .process_new_packets()
                 .map_or(true, |s| s.plaintext_bytes_to_read() > 0),
         }
+    }
+
+    /// Buffers of all sizes (the read buffer's share that is in use, and the capacity
+    /// of both): what a connection holds between commands.
+    pub fn buffer_bytes(&self) -> usize {
+        self.rbuf.capacity() + self.wbuf.capacity()
+    }
+
+    /// After a command (both schedulers): a buffer that grew beyond
+    /// `BUFFER_KEEP_BYTES` is replaced by a small one (the read buffer only when
+    /// empty: a pipelining client's next command stays).
+    pub fn shrink_buffers(&mut self) {
+        if self.wbuf.is_empty() && self.wbuf.capacity() > BUFFER_KEEP_BYTES {
+            self.wbuf = BytesMut::with_capacity(READ_CHUNK_BYTES);
+        }
+        if self.rbuf.is_empty() && self.rbuf.capacity() > BUFFER_KEEP_BYTES {
+            self.rbuf = BytesMut::with_capacity(READ_CHUNK_BYTES);
+        }
+    }
+
+    /// Pool, before a command: where the connection holds no buffer (always, but for
+    /// a pipelining client's unread input), it uses the worker thread's.
+    pub fn borrow_thread_buffers(&mut self) {
+        LENT.with_borrow_mut(|(r, w)| {
+            if self.rbuf.capacity() == 0 {
+                std::mem::swap(&mut self.rbuf, r);
+                self.lent_read = true;
+            }
+            if self.wbuf.capacity() == 0 {
+                std::mem::swap(&mut self.wbuf, w);
+                self.lent_write = true;
+            }
+        });
+    }
+
+    /// Pool, after a command (and after the handshake): the worker gets its buffers
+    /// back; the connection keeps no buffer, only a copy of unread input (a
+    /// pipelining client), sized to it.
+    pub fn return_thread_buffers(&mut self) {
+        LENT.with_borrow_mut(|(r, w)| {
+            let mut rb = std::mem::take(&mut self.rbuf);
+            if !rb.is_empty() {
+                self.rbuf = if self.lent_read {
+                    BytesMut::from(&rb[..])
+                } else {
+                    std::mem::take(&mut rb)
+                };
+            }
+            if std::mem::take(&mut self.lent_read) {
+                *r = recycled(rb);
+            }
+            let wb = std::mem::take(&mut self.wbuf);
+            let lent = std::mem::take(&mut self.lent_write);
+            if !wb.is_empty() {
+                // Unsent output (a failed flush): the connection is closing anyway.
+                self.wbuf = wb;
+                if lent {
+                    *w = BytesMut::with_capacity(READ_CHUNK_BYTES);
+                }
+            } else if lent {
+                *w = recycled(wb);
+            }
+        });
+    }
+
+    /// Whether input may be pending in the socket that no new edge-triggered event
+    /// will report: the last read filled its room (a pipelining client sent more), or
+    /// TLS (rustls reads records in chunks of its own).
+    pub fn may_have_unread_input(&self) -> bool {
+        self.last_read_full || self.is_tls()
     }
 
     /// Queues one packet with the next sequence id.

@@ -11,10 +11,10 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use kiln_common::epoll::{Epoll, EventFd, ONESHOT, READABLE};
+use kiln_common::epoll::{EDGE, Epoll, EventFd, READABLE};
 use kiln_common::wait::{WaitKind, WaitObserver};
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
@@ -33,13 +33,22 @@ const LISTENER_WAIT_MS: i32 = 1000;
 /// Stack size of pool workers (as for connection threads).
 const WORKER_STACK_BYTES: usize = kiln_common::limits::SQL_THREAD_STACK_BYTES;
 
+/// `PoolConn::state` bits. OWNED: a worker or a queue holds the connection (it is not
+/// waiting in epoll). EVENT: epoll reported input while it was owned.
+const OWNED: u8 = 1;
+const EVENT: u8 = 2;
+
 /// A connection owned by the pool, between commands or queued.
 pub struct PoolConn {
     pub id: u64,
     fd: std::os::fd::RawFd,
     shared: Arc<ConnShared>,
-    /// The connection; taken by the worker that runs it (one at a time: the socket is
-    /// armed one-shot, and re-armed only after the connection is put back).
+    /// Who has the connection (`OWNED`, `EVENT`); see `Group::park` and `take_ready`.
+    /// The socket is registered edge-triggered once, for its whole life: no epoll_ctl
+    /// per command.
+    state: AtomicU8,
+    /// The connection; taken by the worker that runs it (one at a time: only the
+    /// thread that set `OWNED` queues it).
     /// Boxed: moving it in and out per command copies a pointer, not the whole
     /// connection (a cold copy with thousands of connections).
     open: Mutex<Option<Box<Open>>>,
@@ -504,6 +513,11 @@ impl Group {
             if token == WAKE_TOKEN {
                 self.wake.drain();
             } else if let Some(c) = conns.get(&token) {
+                // Parked: it is ours to queue. Owned (queued or running): leave a
+                // note, and the worker that parks it queues it again.
+                if c.state.fetch_or(OWNED | EVENT, Ordering::AcqRel) & OWNED != 0 {
+                    continue;
+                }
                 c.idle_since_ms.store(0, Ordering::Relaxed);
                 if c.high_priority.load(Ordering::Relaxed) {
                     self.parked_high.fetch_sub(1, Ordering::Relaxed);
@@ -610,12 +624,23 @@ impl Group {
                     self.finish(&c, open);
                     return;
                 }
-                open.io.input_ready = true;
+                // When the command starts with a socket read, that read takes what
+                // is pending and input arriving later raises a new edge: the note can
+                // go. Not when a command is already buffered: this step may not read
+                // the socket at all, and input behind the note would then sit there
+                // unseen once the connection is parked (sysbench's COM_STMT_CLOSEs,
+                // which get no answer, then COM_QUIT: a session that never ended).
+                if !open.io.has_buffered_input() {
+                    c.state.store(OWNED, Ordering::Release);
+                }
+                open.io.try_read = true;
+                open.io.borrow_thread_buffers();
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     command::step(server, &mut open.io, &mut open.conn)
                 }));
+                open.io.return_thread_buffers();
                 match r {
-                    Ok(command::Flow::Continue) => self.park(c, open),
+                    Ok(command::Flow::Continue | command::Flow::Idle) => self.park(c, open),
                     Ok(command::Flow::Close) => self.finish(&c, open),
                     Err(_) => {
                         server.stats.aborted_clients.inc();
@@ -630,8 +655,10 @@ impl Group {
     }
 
     /// Takes a freshly authenticated connection into the group.
-    fn adopt(self: &Arc<Self>, open: Box<Open>) {
+    fn adopt(self: &Arc<Self>, mut open: Box<Open>) {
         let server = self.pool.server;
+        // Between commands a pooled connection holds no buffers (the handshake's go).
+        open.io.return_thread_buffers();
         // Idle time is the timer's business; a socket read only times out when a
         // client stops in the middle of a packet.
         let net_read = server.globals.u64("net_read_timeout").unwrap_or(30).max(1);
@@ -643,6 +670,7 @@ impl Group {
             id: open.shared.id,
             fd: open.io.socket().raw_fd(),
             shared: open.shared.clone(),
+            state: AtomicU8::new(OWNED),
             open: Mutex::new(None),
             idle_since_ms: AtomicU64::new(0),
             wait_timeout_ms: AtomicU64::new(u64::MAX),
@@ -650,15 +678,13 @@ impl Group {
             high_priority: AtomicBool::new(false),
         });
         self.conns.lock().insert(c.id, c.clone());
-        // Registered disarmed (ONESHOT with no READABLE: only a hang-up, once): `park`
-        // arms it after storing the connection. Arming it here too let a client's
-        // first command (sent right after the handshake's OK) raise a second event;
-        // a worker taking that stale event after the first command was run found the
-        // connection parked with nothing to read and blocked in read() for
-        // net_read_timeout without announcing a wait, holding up its group (seen as
-        // 30 s stalls and "Got timeout reading communication packets" when
-        // kiln-bench opened 2,000+ connections).
-        if let Err(e) = self.epoll.add(c.fd, ONESHOT, c.id) {
+        // Registered once, edge-triggered, while this worker owns it (`OWNED`): input
+        // that is already pending or arrives before `park` only sets `EVENT`, and
+        // `park` queues it. (With the earlier one-shot scheme a connection was re-armed
+        // by an epoll_ctl per command, and a stale second event once sent a worker to
+        // block in read() for net_read_timeout; now a stale event costs one
+        // non-blocking recv: `PacketIo::try_read`.)
+        if let Err(e) = self.epoll.add(c.fd, READABLE | EDGE, c.id) {
             errlog::warning(&format!(
                 "thread pool: cannot watch connection {}: {e}",
                 c.id
@@ -669,8 +695,25 @@ impl Group {
         self.park(c, open);
     }
 
+    /// Queues a connection this thread owns.
+    fn requeue(self: &Arc<Self>, c: Arc<PoolConn>, high: bool) {
+        let mut st = self.state.lock();
+        let q = Queued {
+            work: Work::Ready(c),
+            since: Instant::now(),
+        };
+        if high {
+            st.high.push_back(q);
+        } else {
+            st.low.push_back(q);
+        }
+        self.notify_work(&mut st);
+    }
+
     /// Puts a connection back after a command: straight back in the queue when a
-    /// pipelined command is already buffered, else idle in epoll until readable.
+    /// command is already buffered (a pipelining client) or input arrived while it
+    /// ran, else idle in epoll until new input arrives. No system call in the common
+    /// case: the socket stays registered, and giving up ownership is one atomic.
     fn park(self: &Arc<Self>, c: Arc<PoolConn>, mut open: Box<Open>) {
         let in_transaction = open.conn.session.in_transaction;
         let vars = open.conn.session.cached_vars();
@@ -680,39 +723,33 @@ impl Group {
         );
         let high = vars.pool_priority_high.unwrap_or(in_transaction);
         c.high_priority.store(high, Ordering::Relaxed);
-        let buffered = open.io.has_buffered_input();
+        // Input the last read left in the socket raised its edge before that read:
+        // no new event will come for it, so look (rare: a read that filled its room,
+        // or TLS).
+        let pending = open.io.has_buffered_input()
+            || (open.io.may_have_unread_input() && open.io.socket().readable_now());
         *c.open.lock() = Some(open);
-        if buffered {
-            let mut st = self.state.lock();
-            let q = Queued {
-                work: Work::Ready(c),
-                since: Instant::now(),
-            };
-            if high {
-                st.high.push_back(q);
-            } else {
-                st.low.push_back(q);
-            }
-            self.notify_work(&mut st);
+        if pending {
+            self.requeue(c, high);
             return;
         }
         c.idle_since_ms
             .store(self.pool.now_ms().max(1), Ordering::Relaxed);
         if high {
-            // Counted before arming: `take_ready` subtracts once the event fires.
+            // Counted before giving it up: `take_ready` subtracts when it takes it.
             self.parked_high.fetch_add(1, Ordering::Relaxed);
         }
-        if let Err(e) = self.epoll.modify(c.fd, READABLE | ONESHOT, c.id) {
+        if c.state
+            .compare_exchange(OWNED, 0, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            // EVENT: input arrived while it ran (the next command of a client that
+            // got its answer early). Still ours: run it again.
             if high {
                 self.parked_high.fetch_sub(1, Ordering::Relaxed);
             }
-            errlog::warning(&format!(
-                "thread pool: cannot re-arm connection {}: {e}",
-                c.id
-            ));
-            if let Some(open) = c.open.lock().take() {
-                self.finish(&c, open);
-            }
+            c.idle_since_ms.store(0, Ordering::Relaxed);
+            self.requeue(c, high);
         }
     }
 

@@ -4,11 +4,13 @@
 //!
 //! - `thread_pool_size` groups (default: one per CPU); a connection belongs to group
 //!   `connection number % size` for its life.
-//! - Each group has an epoll set over its idle connections (one-shot), a queue of
+//! - Each group has an epoll set over its connections (edge-triggered, registered
+//!   once; a per-connection atomic says whether it is parked or owned), a queue of
 //!   ready work (high and low priority), and worker threads. One worker at a time
 //!   is the group's *listener*, blocked in epoll_wait; the others run work or sleep.
 //! - A worker runs one command of one connection to completion (`conn::command::step`)
-//!   and re-arms the socket; a connection never holds a thread while it is idle.
+//!   with its worker's buffers, then parks it (no system call); a connection never
+//!   holds a thread or a buffer while it is idle.
 //! - The target is one active worker per group. A worker that blocks (row lock,
 //!   fsync, disk read, SLEEP, slow client: `kiln_common::wait`) stops counting as
 //!   active, and the group wakes or creates another worker if work is waiting.
