@@ -4,16 +4,19 @@
 //!   of the session's previous table locks, and takes a metadata lock on each table
 //!   named, in name order: SHARED_READ_ONLY for READ (others read, their writes and
 //!   DDL wait), SHARED_NO_READ_WRITE for WRITE (others' reads and writes wait). A view
-//!   locks its own name and its base tables (in the view's mode). The locks stay past
+//!   locks its own name and its base tables (in the view's mode; the session may then
+//!   use them directly too, as MariaDB does). The locks stay past
 //!   transactions' ends (`MdlContext::keep_held`) until UNLOCK TABLES, START
 //!   TRANSACTION / BEGIN, another LOCK TABLES, or the session's end.
 //! - While they are held, every statement is checked before it runs (`check_locked`,
 //!   one branch on the hot path when no LOCK TABLES is active): a table it names must
 //!   have been locked under the same alias (1100 otherwise: a table locked as `a` is
 //!   used as `a`, a table locked without alias is used without one), and a table it
-//!   writes under a WRITE lock (1099 otherwise). information_schema, SHOW and the
-//!   session's TEMPORARY tables need no lock. `resolve_table` checks again by name
-//!   (what the statement's walk does not see: view bodies, triggers).
+//!   writes under a WRITE lock (1099 otherwise). information_schema, SHOW TABLES /
+//!   TABLE STATUS and the session's TEMPORARY tables need no lock. `resolve_table`
+//!   checks again by name (what the statement's walk does not see: view bodies,
+//!   triggers, and SHOW CREATE TABLE / COLUMNS / INDEX, which open the table: 1100
+//!   for a table not locked, as MySQL and MariaDB).
 //! - FLUSH TABLES WITH READ LOCK takes the global read lock (grl.rs); UNLOCK TABLES
 //!   lets it go. FLUSH TABLES t, ... WITH READ LOCK is LOCK TABLES t READ, ....
 //! - Not under LOCK TABLES (1192, as MySQL for some of them): CREATE / DROP DATABASE,
@@ -41,8 +44,6 @@ struct Locked {
     /// The alias it was locked under (None: the table's own name).
     alias: Option<String>,
     write: bool,
-    /// A base table of a locked view: usable through the view only.
-    implicit: bool,
 }
 
 /// An alias equal to the table's name is no alias.
@@ -73,8 +74,8 @@ impl Session {
     /// WRITE-locked).
     pub(crate) fn check_locked_name(&self, db: &str, name: &str, write: bool) -> Result<()> {
         match &self.locked {
-            Some(l) if !self.mdl_high_prio => l.covers(db, name, write),
-            _ => Ok(()),
+            Some(l) => l.covers(db, name, write),
+            None => Ok(()),
         }
     }
 
@@ -114,8 +115,7 @@ impl Session {
             let mut found = false;
             let mut ok = false;
             for i in &locked.items {
-                if i.implicit
-                    || i.db != u.db
+                if i.db != u.db
                     || i.name != u.table
                     || !match (i.alias.as_deref(), alias) {
                         (None, None) => true,
@@ -158,7 +158,7 @@ impl Session {
                 continue;
             }
             let alias = norm_alias(i.alias.as_deref(), &i.table.name).map(str::to_string);
-            self.lock_target(&db, &i.table.name, alias, i.write, false, 0, &mut list)?;
+            self.lock_target(&db, &i.table.name, alias, i.write, 0, &mut list)?;
         }
         let mut names: Vec<(String, String, bool)> = list
             .iter()
@@ -188,15 +188,14 @@ impl Session {
         Ok(Outcome::ok())
     }
 
-    /// One name of LOCK TABLES: a table, or a view and (recursively) its base tables.
-    #[allow(clippy::too_many_arguments)]
+    /// One name of LOCK TABLES: a table, or a view and (recursively) its base tables
+    /// (usable directly too, as MariaDB).
     fn lock_target(
         &mut self,
         db: &str,
         name: &str,
         alias: Option<String>,
         write: bool,
-        implicit: bool,
         depth: usize,
         out: &mut Vec<Locked>,
     ) -> Result<()> {
@@ -210,11 +209,10 @@ impl Session {
             name: name.to_string(),
             alias,
             write,
-            implicit,
         });
         if is_view && depth < VIEW_DEPTH_MAX {
             for (bdb, bname) in self.view_base_tables(db, name)? {
-                self.lock_target(&bdb, &bname, None, write, true, depth + 1, out)?;
+                self.lock_target(&bdb, &bname, None, write, depth + 1, out)?;
             }
         }
         Ok(())

@@ -79,10 +79,9 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
-            if self.is_kw("WITH") && self.is_kw_at(1, "READ") && self.is_kw_at(2, "LOCK") {
-                self.bump();
-                self.bump();
-                self.bump();
+            if self.eat_kw("WITH") {
+                self.expect_kw("READ")?;
+                self.expect_kw("LOCK")?;
                 return Ok(Stmt::FlushTablesWithReadLock(tables));
             }
             self.pos = start;
