@@ -92,3 +92,60 @@ impl<'a> Parser<'a> {
         Ok(Stmt::NoOp("flush"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ast::*;
+    use crate::parse::parse_one;
+
+    fn stmt(sql: &str) -> Stmt {
+        parse_one(sql, false).unwrap().stmt
+    }
+
+    #[test]
+    fn lock_lists_keep_names_aliases_and_modes() {
+        let Stmt::LockTables(items) =
+            stmt("LOCK TABLES d.t READ LOCAL, u AS a LOW_PRIORITY WRITE, v b READ")
+        else {
+            panic!("not LOCK TABLES");
+        };
+        let got: Vec<_> = items
+            .iter()
+            .map(|i| {
+                (
+                    i.table.schema.clone(),
+                    i.table.name.clone(),
+                    i.alias.clone(),
+                    i.write,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some("d".into()), "t".into(), None, false),
+                (None, "u".into(), Some("a".into()), true),
+                (None, "v".into(), Some("b".into()), false),
+            ]
+        );
+        assert_eq!(stmt("UNLOCK TABLE"), Stmt::UnlockTables);
+        assert_eq!(
+            stmt("FLUSH TABLES WITH READ LOCK"),
+            Stmt::FlushTablesWithReadLock(vec![])
+        );
+        assert!(matches!(
+            stmt("FLUSH LOCAL TABLES t1, d.t2 WITH READ LOCK"),
+            Stmt::FlushTablesWithReadLock(t) if t.len() == 2
+        ));
+        assert_eq!(stmt("FLUSH TABLES"), Stmt::NoOp("flush"));
+        assert_eq!(stmt("FLUSH PRIVILEGES"), Stmt::NoOp("flush"));
+        for bad in [
+            "LOCK TABLES",
+            "LOCK TABLES t",
+            "LOCK TABLES t READ,",
+            "FLUSH TABLES WITH",
+        ] {
+            assert!(parse_one(bad, false).is_err(), "{bad}");
+        }
+    }
+}
