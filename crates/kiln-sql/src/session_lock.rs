@@ -283,6 +283,7 @@ impl Session {
     /// lock; fails with 1223 under this session's own).
     pub(crate) fn gated(&self, stmt: &Stmt) -> bool {
         match stmt {
+            Stmt::Select(_) => false,
             Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) | Stmt::LoadData(_) => true,
             Stmt::LockTables(items) => items.iter().any(|i| i.write),
             // The COMMIT of a transaction that changed rows (MySQL's COMMIT lock).
