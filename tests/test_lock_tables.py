@@ -7,22 +7,17 @@ the PROCESSLIST states, what releases the locks (UNLOCK TABLES, BEGIN, the sessi
 end), the privileges (1044, 1142, 1227), and a single-session script whose error
 numbers must equal a real MariaDB's (which agrees with MySQL 8.0 on them)."""
 
-import threading
 import time
 
 import pymysql
 import pytest
 
 from mariadb_server import start_private_mariadb
+from test_mdl import Bg, run, wait_for_state
+from test_views import outcome
 
 MDL_STATE = "Waiting for table metadata lock"
 GRL_STATE = "Waiting for global read lock"
-
-
-def run(c, sql, args=None):
-    with c.cursor() as cur:
-        cur.execute(sql, args)
-        return cur.fetchall()
 
 
 def err(c, sql):
@@ -31,46 +26,6 @@ def err(c, sql):
     except pymysql.err.MySQLError as e:
         return e.args[:2]
     raise AssertionError(f"no error from {sql!r}")
-
-
-def conn_id(c):
-    return run(c, "SELECT CONNECTION_ID()")[0][0]
-
-
-class Bg(threading.Thread):
-    """Runs statements on a connection in the background; `result` is the last
-    statement's rows or the (errno, message) it failed with."""
-
-    def __init__(self, conn, *stmts):
-        super().__init__(daemon=True)
-        self.conn, self.stmts, self.result = conn, stmts, None
-        self.cid = conn_id(conn)
-        self.start()
-
-    def run(self):
-        try:
-            for s in self.stmts:
-                self.result = tuple(run(self.conn, s))
-        except pymysql.err.MySQLError as e:
-            self.result = e.args[:2]
-
-    def done(self, timeout):
-        self.join(timeout)
-        return not self.is_alive()
-
-
-def state_of(mon, cid):
-    rows = run(mon, f"SELECT STATE FROM information_schema.PROCESSLIST WHERE ID = {cid}")
-    return rows[0][0] if rows else None
-
-
-def wait_for_state(mon, cid, state, timeout=10.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if state_of(mon, cid) == state:
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"connection {cid} never showed {state!r}: {state_of(mon, cid)!r}")
 
 
 def setup(server):
@@ -416,15 +371,6 @@ DIFF_SCRIPT = [
     "COMMIT",
     "DROP VIEW v",
 ]
-
-
-def outcome(conn, sql):
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-            return ("rows", tuple(tuple(r) for r in cur.fetchall()))
-    except pymysql.err.MySQLError as e:
-        return ("error", e.args[0])
 
 
 def test_errors_like_mariadb(kiln):

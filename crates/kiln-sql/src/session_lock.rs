@@ -286,8 +286,11 @@ impl Session {
             Stmt::Select(_) => false,
             Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) | Stmt::LoadData(_) => true,
             Stmt::LockTables(items) => items.iter().any(|i| i.write),
-            // The COMMIT of a transaction that changed rows (MySQL's COMMIT lock).
-            Stmt::Commit => self.trx.as_ref().is_some_and(|t| t.savepoint() > 0),
+            // The COMMIT of a transaction that changed rows (MySQL's COMMIT lock), and
+            // BEGIN's implicit commit of one.
+            Stmt::Commit | Stmt::Begin { .. } => {
+                self.trx.as_ref().is_some_and(|t| t.savepoint() > 0)
+            }
             Stmt::CreateTable(ct) => !ct.temporary,
             Stmt::DropTable { temporary, .. } => !temporary,
             s => crate::session::is_implicit_commit(s),
@@ -295,10 +298,10 @@ impl Session {
     }
 
     /// Enters the write gate for `stmt` (see `gated`); false: not entered (this
-    /// session's own COMMIT under its global read lock).
+    /// session's own COMMIT / BEGIN under its global read lock).
     pub(crate) fn enter_gate(&mut self, stmt: &Stmt) -> Result<bool> {
         if self.grl.is_some() {
-            if matches!(stmt, Stmt::Commit) {
+            if matches!(stmt, Stmt::Commit | Stmt::Begin { .. }) {
                 return Ok(false);
             }
             return Err(ErrorKind::ER_CANT_UPDATE_WITH_READLOCK.into());
