@@ -7,11 +7,14 @@ the PROCESSLIST states, what releases the locks (UNLOCK TABLES, BEGIN, the sessi
 end), the privileges (1044, 1142, 1227), and a single-session script whose error
 numbers must equal a real MariaDB's (which agrees with MySQL 8.0 on them)."""
 
+import threading
 import time
 
 import pymysql
 import pytest
 
+from conftest import free_port
+from hsclient import HSClient
 from mariadb_server import start_private_mariadb
 from test_mdl import Bg, run, wait_for_state
 from test_views import outcome
@@ -315,6 +318,26 @@ def test_privileges(kiln):
     u3 = kiln.connect(user="lk", password="pw", database="lt")
     run(u3, "FLUSH TABLES WITH READ LOCK")
     run(u3, "UNLOCK TABLES")
+
+
+def test_handlersocket_write_waits_for_a_read_lock(kiln_factory):
+    rd, wr = free_port(), free_port()
+    s = kiln_factory(["--handlersocket-address=127.0.0.1", f"--handlersocket-port={rd}",
+                      f"--handlersocket-port-wr={wr}"])
+    a = setup(s)
+    run(a, "LOCK TABLES t READ")
+    with HSClient("127.0.0.1", wr) as w:
+        assert w.request("P", 1, "lt", "t", "PRIMARY", "id,v") == [b"0", b"1"]
+        got = []
+        hs = threading.Thread(target=lambda: got.append(w.request("1", "+", 2, 3, 30)),
+                              daemon=True)
+        hs.start()
+        time.sleep(0.5)
+        assert hs.is_alive(), got
+        run(a, "UNLOCK TABLES")
+        hs.join(10)
+        assert got == [[b"0", b"1"]]
+    assert run(a, "SELECT v FROM t WHERE id = 3") == ((30,),)
 
 
 # One session's script; each statement's outcome (rows or error number) must equal
