@@ -135,3 +135,62 @@ def test_dump_with_views_restores_identically(kiln_factory):
         assert a.query(q) == b.query(q), q
     assert b.query("SELECT TABLE_NAME FROM information_schema.VIEWS ORDER BY 1") == (
         ("a_view",), ("in_stock",), ("totals",), ("z_stock",))
+
+
+MULTI_SCHEMA = [
+    "CREATE DATABASE srcdb",
+    "CREATE TABLE srcdb.a (id INT PRIMARY KEY, s VARCHAR(20))",
+    "CREATE TABLE srcdb.b (id INT PRIMARY KEY AUTO_INCREMENT, a_id INT, n DECIMAL(8,2), "
+    "KEY k_a (a_id))",
+    "CREATE TABLE srcdb.c (x INT, y TEXT)",
+    "CREATE TABLE srcdb.d (k VARCHAR(10) PRIMARY KEY)",
+    "INSERT INTO srcdb.a VALUES (1, 'one'), (2, 'two'), (3, NULL)",
+    "INSERT INTO srcdb.b (a_id, n) VALUES (1, 1.50), (1, -2.25), (3, 0)",
+    "INSERT INTO srcdb.c VALUES (1, 'x'), (1, 'x'), (NULL, 'line\\nbreak')",
+    "CREATE VIEW srcdb.v AS SELECT a.s, b.n FROM srcdb.a JOIN srcdb.b ON b.a_id = a.id",
+]
+
+
+def com(server, name):
+    return int(server.query(f"SHOW GLOBAL STATUS LIKE 'Com_{name}'")[0][1])
+
+
+def table_rows(server, db):
+    out = {}
+    for t in ("a", "b", "c", "d", "v"):
+        order = "1" if t == "d" else "1, 2"
+        out[t] = server.query(f"SELECT * FROM {db}.{t} ORDER BY {order}")
+    return out
+
+
+@pytest.mark.parametrize("lock_option", [[], ["--lock-all-tables"]],
+                         ids=["lock-tables", "lock-all-tables"])
+def test_dump_locks_tables_and_restores_into_another_database(kiln, lock_option):
+    """mariadb-dump with its default --lock-tables (LOCK TABLES ... READ LOCAL on the
+    database's tables and views while it reads them) or --lock-all-tables (FLUSH TABLES
+    WITH READ LOCK), restored through the `mariadb` client into another database (the
+    dump's LOCK TABLES ... WRITE around each table's INSERTs): the same rows."""
+    for sql in MULTI_SCHEMA:
+        kiln.query(sql)
+    locks, flushes = com(kiln, "lock_tables"), com(kiln, "flush")
+    p = subprocess.run([DUMP, "-uroot", "--skip-dump-date", f"--socket={kiln.socket}",
+                        *lock_option, "srcdb"], capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr.decode(errors="replace")
+    if lock_option:
+        assert com(kiln, "flush") > flushes
+    else:
+        assert com(kiln, "lock_tables") > locks
+    text = p.stdout.decode()
+    assert "LOCK TABLES `b` WRITE;" in text and "UNLOCK TABLES;" in text
+    # The dump's session let go of its locks: a write goes through at once.
+    kiln.query("SET GLOBAL lock_wait_timeout = 5")
+    kiln.query("INSERT INTO srcdb.d VALUES ('later')")
+    kiln.query("DELETE FROM srcdb.d")
+    kiln.query("CREATE DATABASE copydb")
+    locks = com(kiln, "lock_tables")
+    r = subprocess.run(["mariadb", "-uroot", f"--socket={kiln.socket}", "copydb"],
+                       input=p.stdout, capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr.decode(errors="replace")
+    assert com(kiln, "lock_tables") >= locks + 4
+    assert table_rows(kiln, "srcdb") == table_rows(kiln, "copydb")
+    assert kiln.query("SELECT COUNT(*) FROM copydb.b") == ((3,),)

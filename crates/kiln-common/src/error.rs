@@ -98,6 +98,10 @@ errors! {
     ER_STACK_OVERRUN_NEED_MORE = (1436, "HY000", "Thread stack overrun:  %ld bytes used of a %ld byte stack, and %ld bytes needed.  Use 'mysqld --thread_stack=#' to specify a bigger stack.");
     ER_LOCK_WAIT_TIMEOUT = (1205, "HY000", "Lock wait timeout exceeded; try restarting transaction");
     ER_LOCK_DEADLOCK = (1213, "40001", "Deadlock found when trying to get lock; try restarting transaction");
+    ER_TABLE_NOT_LOCKED = (1100, "HY000", "Table '%s' was not locked with LOCK TABLES");
+    ER_TABLE_NOT_LOCKED_FOR_WRITE = (1099, "HY000", "Table '%s' was locked with a READ lock and can't be updated");
+    ER_CANT_UPDATE_WITH_READLOCK = (1223, "HY000", "Can't execute the query because you have a conflicting read lock");
+    ER_LOCK_OR_ACTIVE_TRANSACTION = (1192, "HY000", "Can't execute the given command because you have active locked tables or an active transaction");
     ER_USER_LOCK_WRONG_NAME = (3057, "42000", "Incorrect user-level lock name '%s'.");
     ER_USER_LOCK_DEADLOCK = (3058, "HY000", "Deadlock found when trying to get user-level lock; try rolling back transaction/releasing locks and restarting lock acquisition.");
     ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = (1792, "25006", "Cannot execute statement in a READ ONLY transaction.");

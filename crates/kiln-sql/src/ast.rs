@@ -780,9 +780,13 @@ pub enum Stmt {
     Savepoint(String),
     RollbackTo(String),
     ReleaseSavepoint(String),
-    /// LOCK TABLES / UNLOCK TABLES: accepted (row locks do the work).
-    LockTables,
+    /// `LOCK TABLES t [[AS] a] READ | WRITE, ...` (session_lock.rs).
+    LockTables(Vec<LockItem>),
+    /// `UNLOCK TABLES`: releases LOCK TABLES' locks and the global read lock.
     UnlockTables,
+    /// `FLUSH TABLES [t, ...] WITH READ LOCK`: the global read lock (no tables), or
+    /// READ locks on the tables named.
+    FlushTablesWithReadLock(Vec<TableName>),
     /// Statements accepted and answered with OK, having no effect kiln needs yet
     /// (FLUSH ...). The string names the statement for Com_* counters.
     NoOp(&'static str),
@@ -806,6 +810,15 @@ pub enum Stmt {
     },
     /// `{DEALLOCATE | DROP} PREPARE name`
     DeallocatePrepare(String),
+}
+
+/// One table of LOCK TABLES.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LockItem {
+    pub table: TableName,
+    pub alias: Option<String>,
+    /// WRITE (else READ).
+    pub write: bool,
 }
 
 /// Where PREPARE takes the statement text from.

@@ -16,12 +16,19 @@
 //!   (1213: the session whose wait would close the cycle is the victim). A waiter tells
 //!   the thread pool it blocks (`WaitKind::MetaDataLock`).
 //!
+//! - Modes (MySQL's names): SHARED_HIGH_PRIO (`SharedHighPrio`), SHARED_READ
+//!   (`Shared`, statements that read), SHARED_WRITE (`SharedWrite`, statements that
+//!   write), SHARED_READ_ONLY (`SharedReadOnly`, LOCK TABLES ... READ: others may read,
+//!   their writes wait), SHARED_NO_READ_WRITE (`SharedNoReadWrite`, LOCK TABLES ...
+//!   WRITE: others' reads and writes wait), EXCLUSIVE (DDL). `conflicts` is the
+//!   matrix; a session's own locks never conflict with its requests.
+//!
 //! Performance: the table of locks is 64 shards (hash of schema and name), each an
 //! RwLock'd map only read on the hot path; the lock object found there carries one
-//! atomic word: the count of granted shared locks and a flag "exclusive granted or
-//! waiting". An uncontended shared acquire is one CAS on that word, its release one
-//! fetch_sub; the per-lock mutex and condvar are touched only when an exclusive lock is
-//! involved. A session keeps the lock objects it used last (`spare`), so its next
+//! atomic word: the counts of granted read (SH, SR) and write (SW) locks and a flag
+//! "a heavy lock (SRO, SNRW, X) is granted or waiting". An uncontended read or write
+//! acquire is one CAS on that word, its release one fetch_sub; the per-lock mutex and
+//! condvar are touched only when a heavy lock is involved. A session keeps the lock objects it used last (`spare`), so its next
 //! statements on the same tables skip the shard map and the reference count. Lock order: shard map → (released) → lock.slow → WAITERS (never the
 //! other way round; no lock is held while a thread sleeps but lock.slow, inside its
 //! condvar wait).
@@ -38,13 +45,61 @@ use parking_lot::{Condvar, Mutex, RwLock};
 /// What a session asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// Reads and writes of a table (MySQL's SHARED_READ / SHARED_WRITE: compatible
-    /// with each other, both queue behind a waiting exclusive request).
+    /// Reads of a table (MySQL's SHARED_READ: queues behind a waiting exclusive or
+    /// LOCK TABLES ... WRITE request).
     Shared,
+    /// Writes of a table (SHARED_WRITE: compatible with reads and other writes; waits
+    /// for LOCK TABLES ... READ too).
+    SharedWrite,
     /// SHOW CREATE TABLE, DESCRIBE: jumps the queue of waiting exclusive requests.
     SharedHighPrio,
+    /// LOCK TABLES ... READ (SHARED_READ_ONLY): others may read, not write.
+    SharedReadOnly,
+    /// LOCK TABLES ... WRITE (SHARED_NO_READ_WRITE): others may neither read nor write.
+    SharedNoReadWrite,
     /// DDL.
     Exclusive,
+}
+
+impl Mode {
+    /// Counted in the atomic word (granted without the lock's mutex when no heavy
+    /// lock is around).
+    fn is_light(self) -> bool {
+        matches!(
+            self,
+            Mode::Shared | Mode::SharedWrite | Mode::SharedHighPrio
+        )
+    }
+
+    /// The unit of the atomic word this mode counts in (light modes only).
+    fn unit(self) -> u64 {
+        if self == Mode::SharedWrite { W_UNIT } else { 1 }
+    }
+}
+
+/// Whether a lock in mode `a` and one in mode `b`, held by two sessions, conflict.
+pub fn conflicts(a: Mode, b: Mode) -> bool {
+    use Mode::*;
+    match (a, b) {
+        (Exclusive, _) | (_, Exclusive) => true,
+        (SharedHighPrio, _) | (_, SharedHighPrio) => false,
+        (SharedNoReadWrite, _) | (_, SharedNoReadWrite) => true,
+        (SharedReadOnly, SharedWrite) | (SharedWrite, SharedReadOnly) => true,
+        _ => false,
+    }
+}
+
+/// Whether holding `held` makes a request for `want` on the same name needless.
+fn covers(held: Mode, want: Mode) -> bool {
+    use Mode::*;
+    held == want
+        || match held {
+            Exclusive => true,
+            SharedNoReadWrite => want != Exclusive,
+            SharedReadOnly | SharedWrite | Shared | SharedHighPrio => {
+                matches!(want, Shared | SharedHighPrio)
+            }
+        }
 }
 
 /// Locks one session may hold at once (names in one transaction).
@@ -54,15 +109,18 @@ const INTERRUPT_POLL: Duration = Duration::from_millis(10);
 const SHARDS: usize = 64;
 /// A shard's map is swept of unused lock objects when it grows past this.
 const SHARD_SWEEP_AT: usize = 1024;
-/// Bit of `Lock::state`: an exclusive lock is granted or waited for.
+/// Bit of `Lock::state`: a heavy lock (SRO, SNRW, X) is granted or waited for.
 const X_FLAG: u64 = 1 << 62;
-const COUNT_MASK: u64 = (1 << 40) - 1;
+/// Granted read locks: the low 30 bits of `Lock::state`; granted write locks: the
+/// next 30.
+const COUNT_MASK: u64 = (1 << 30) - 1;
+const W_UNIT: u64 = 1 << 30;
 
 /// The lock of one name (schema, table or view).
 pub struct Lock {
     schema: Box<str>,
     name: Box<str>,
-    /// Granted shared locks (low bits) | X_FLAG.
+    /// Granted read locks | granted write locks << 30 | X_FLAG.
     state: AtomicU64,
     slow: Mutex<Slow>,
     cv: Condvar,
@@ -70,54 +128,67 @@ pub struct Lock {
 
 #[derive(Default)]
 struct Slow {
-    /// The connection holding the exclusive lock.
-    x_holder: Option<u64>,
-    /// Exclusive requests waiting.
-    x_waiters: u32,
+    /// Granted heavy locks (connection, mode).
+    heavy: Vec<(u64, Mode)>,
+    /// Heavy requests waiting (connection, mode): later light requests they conflict
+    /// with queue behind them.
+    waiting: Vec<(u64, Mode)>,
+}
+
+impl Slow {
+    fn any_heavy(&self) -> bool {
+        !self.heavy.is_empty() || !self.waiting.is_empty()
+    }
 }
 
 impl Lock {
-    fn shared_count(&self) -> u64 {
-        self.state.load(Ordering::Acquire) & COUNT_MASK
+    /// Granted (read, write) light locks.
+    fn light_counts(&self) -> (u64, u64) {
+        let v = self.state.load(Ordering::Acquire);
+        (v & COUNT_MASK, (v >> 30) & COUNT_MASK)
     }
 
-    /// The uncontended shared acquire: one CAS while no exclusive lock is around.
-    fn try_shared_fast(&self) -> bool {
+    /// The uncontended light acquire: one CAS while no heavy lock is around.
+    fn try_shared_fast(&self, unit: u64) -> bool {
         let mut v = self.state.load(Ordering::Relaxed);
         loop {
             if v & X_FLAG != 0 {
                 return false;
             }
-            match self
-                .state
-                .compare_exchange_weak(v, v + 1, Ordering::Acquire, Ordering::Relaxed)
-            {
+            match self.state.compare_exchange_weak(
+                v,
+                v + unit,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
                 Ok(_) => return true,
                 Err(now) => v = now,
             }
         }
     }
 
-    /// Adds a shared holder regardless of X_FLAG (under `slow`, when no exclusive
-    /// lock is granted).
-    fn add_shared(&self) {
-        self.state.fetch_add(1, Ordering::Acquire);
+    /// Adds a light holder regardless of X_FLAG (under `slow`, when the heavy locks
+    /// allow it).
+    fn add_shared(&self, unit: u64) {
+        self.state.fetch_add(unit, Ordering::Acquire);
     }
 
-    fn release_shared(&self) {
-        let before = self.state.fetch_sub(1, Ordering::Release);
-        if before & X_FLAG != 0 && before & COUNT_MASK == 1 {
-            // The last shared holder: wake the exclusive waiter (taking the mutex
-            // orders this with its check-then-wait).
+    fn release_shared(&self, unit: u64) {
+        let before = self.state.fetch_sub(unit, Ordering::Release);
+        if before & X_FLAG != 0 {
+            // A heavy lock is around: wake its waiters (taking the mutex orders this
+            // with their check-then-wait).
             let _g = self.slow.lock();
             self.cv.notify_all();
         }
     }
 
-    fn release_exclusive(&self) {
+    fn release_heavy(&self, conn: u64, mode: Mode) {
         let mut s = self.slow.lock();
-        s.x_holder = None;
-        if s.x_waiters == 0 {
+        if let Some(i) = s.heavy.iter().position(|&(c, m)| c == conn && m == mode) {
+            s.heavy.swap_remove(i);
+        }
+        if !s.any_heavy() {
             self.state.fetch_and(!X_FLAG, Ordering::Release);
         }
         self.cv.notify_all();
@@ -184,15 +255,12 @@ pub fn wait_state(conn: u64) -> Option<&'static str> {
         .lock()
         .contains_key(&conn)
         .then_some("Waiting for table metadata lock")
-}
-
-fn conflicts(want: Mode, held: Mode) -> bool {
-    want == Mode::Exclusive || held == Mode::Exclusive
+        .or_else(|| crate::grl::wait_state(conn))
 }
 
 /// Whether waiter `from` waits for waiter `to`: `to` holds what `from` wants in a
-/// conflicting mode, or `to` is an exclusive request queued ahead of `from`'s shared
-/// request on the same name.
+/// conflicting mode, or `to` is a heavy request queued ahead of `from`'s conflicting
+/// read or write request on the same name.
 fn waits_for(from: &Waiter, to: &Waiter) -> bool {
     if to
         .held
@@ -201,7 +269,10 @@ fn waits_for(from: &Waiter, to: &Waiter) -> bool {
     {
         return true;
     }
-    from.mode == Mode::Shared && to.mode == Mode::Exclusive && Arc::ptr_eq(&to.lock, &from.lock)
+    matches!(from.mode, Mode::Shared | Mode::SharedWrite)
+        && !to.mode.is_light()
+        && conflicts(from.mode, to.mode)
+        && Arc::ptr_eq(&to.lock, &from.lock)
 }
 
 /// Whether `conn` (just registered) closes a cycle of waiting sessions.
@@ -240,6 +311,8 @@ impl Drop for Registered {
 pub struct MdlContext {
     conn: u64,
     held: Vec<(Arc<Lock>, Mode)>,
+    /// `held[..base]` are LOCK TABLES' locks: a transaction's end keeps them.
+    base: usize,
     /// Lock objects this session released lately, kept for its next statements: the
     /// hot path then finds its lock without the shard map and without touching the
     /// object's reference count. (Being referred to here keeps them in the map.)
@@ -260,29 +333,47 @@ impl MdlContext {
         MdlContext {
             conn,
             held: Vec::new(),
+            base: 0,
             spare: Vec::new(),
         }
     }
 
     /// Whether the session holds `schema.name` in a mode that covers `mode`.
     fn holds(&self, schema: &str, name: &str, mode: Mode) -> bool {
-        self.held.iter().any(|(l, m)| {
-            &*l.schema == schema
-                && &*l.name == name
-                && (mode != Mode::Exclusive || *m == Mode::Exclusive)
-        })
-    }
-
-    /// Shared locks this session holds on `lock`.
-    fn own_shared(&self, lock: &Arc<Lock>) -> u64 {
         self.held
             .iter()
-            .filter(|(l, m)| Arc::ptr_eq(l, lock) && *m != Mode::Exclusive)
-            .count() as u64
+            .any(|(l, m)| &*l.schema == schema && &*l.name == name && covers(*m, mode))
     }
 
+    /// The light (read, write) locks this session holds on `lock`.
+    fn own_light(&self, lock: &Arc<Lock>) -> (u64, u64) {
+        let mut own = (0, 0);
+        for (l, m) in &self.held {
+            if Arc::ptr_eq(l, lock) && m.is_light() {
+                if m.unit() == W_UNIT {
+                    own.1 += 1;
+                } else {
+                    own.0 += 1;
+                }
+            }
+        }
+        own
+    }
+
+    /// Whether the session holds no lock beyond its LOCK TABLES ones.
     pub fn is_empty(&self) -> bool {
-        self.held.is_empty()
+        self.held.len() <= self.base
+    }
+
+    /// Makes the locks held now LOCK TABLES' locks (kept past transactions' ends).
+    pub fn keep_held(&mut self) {
+        self.base = self.held.len();
+    }
+
+    /// Releases every lock, LOCK TABLES' too (UNLOCK TABLES, the session's end).
+    pub fn release_everything(&mut self) {
+        self.base = 0;
+        self.release_to(0);
     }
 
     /// Takes a lock on `schema.name`, waiting as needed.
@@ -307,7 +398,7 @@ impl MdlContext {
             Some(i) => self.spare.swap_remove(i),
             None => lock_of(schema, name),
         };
-        if mode != Mode::Exclusive && lock.try_shared_fast() {
+        if mode.is_light() && lock.try_shared_fast(mode.unit()) {
             self.held.push((lock, mode));
             return Ok(());
         }
@@ -316,29 +407,38 @@ impl MdlContext {
 
     fn acquire_slow(&mut self, lock: Arc<Lock>, mode: Mode, limits: &WaitLimits<'_>) -> Result<()> {
         let deadline = Instant::now() + limits.timeout.min(Duration::from_secs(1 << 32));
-        let own = self.own_shared(&lock);
+        let own = self.own_light(&lock);
+        let conn = self.conn;
         let mut s = lock.slow.lock();
-        if mode == Mode::Exclusive {
-            s.x_waiters += 1;
+        let heavy = !mode.is_light();
+        if heavy {
+            s.waiting.push((conn, mode));
             lock.state.fetch_or(X_FLAG, Ordering::AcqRel);
         }
         let mut registered = None;
         let mut wait = None;
         let outcome = loop {
-            let granted = match mode {
-                Mode::Exclusive => s.x_holder.is_none() && lock.shared_count() == own,
-                Mode::SharedHighPrio => s.x_holder.is_none(),
-                // Under `slow`, X_FLAG is set exactly while an exclusive lock is
-                // granted or waited for.
-                Mode::Shared => s.x_holder.is_none() && s.x_waiters == 0,
+            let granted = {
+                let (r, w) = lock.light_counts();
+                let others =
+                    |l: &[(u64, Mode)]| l.iter().any(|&(c, m)| c != conn && conflicts(mode, m));
+                !(conflicts(mode, Mode::Shared) && r > own.0
+                    || conflicts(mode, Mode::SharedWrite) && w > own.1
+                    || others(&s.heavy)
+                    // Light requests queue behind conflicting heavy ones (high
+                    // priority ones do not).
+                    || matches!(mode, Mode::Shared | Mode::SharedWrite) && others(&s.waiting))
             };
             if granted {
-                match mode {
-                    Mode::Exclusive => {
-                        s.x_waiters -= 1;
-                        s.x_holder = Some(self.conn);
+                if heavy {
+                    if let Some(i) = s.waiting.iter().position(|&(c, m)| c == conn && m == mode) {
+                        s.waiting.swap_remove(i);
                     }
-                    Mode::SharedHighPrio | Mode::Shared => lock.add_shared(),
+                    s.heavy.push((conn, mode));
+                    // Light requests queued behind this one may fit beside it.
+                    lock.cv.notify_all();
+                } else {
+                    lock.add_shared(mode.unit());
                 }
                 break Ok(());
             }
@@ -375,9 +475,11 @@ impl MdlContext {
             lock.cv
                 .wait_for(&mut s, (deadline - now).min(INTERRUPT_POLL));
         };
-        if outcome.is_err() && mode == Mode::Exclusive {
-            s.x_waiters -= 1;
-            if s.x_waiters == 0 && s.x_holder.is_none() {
+        if outcome.is_err() && heavy {
+            if let Some(i) = s.waiting.iter().position(|&(c, m)| c == conn && m == mode) {
+                s.waiting.swap_remove(i);
+            }
+            if !s.any_heavy() {
                 lock.state.fetch_and(!X_FLAG, Ordering::AcqRel);
             }
             // Shared requests queued behind this one may go now.
@@ -399,10 +501,12 @@ impl MdlContext {
     /// Releases the locks taken since `savepoint` (a statement whose locks last only
     /// as long as it does: SHOW).
     pub fn release_to(&mut self, savepoint: usize) {
-        for (l, m) in self.held.drain(savepoint.min(self.held.len())..) {
-            match m {
-                Mode::Exclusive => l.release_exclusive(),
-                _ => l.release_shared(),
+        let from = savepoint.max(self.base).min(self.held.len());
+        for (l, m) in self.held.drain(from..) {
+            if m.is_light() {
+                l.release_shared(m.unit());
+            } else {
+                l.release_heavy(self.conn, m);
             }
             if self.spare.len() < SPARE_MAX && !self.spare.iter().any(|x| Arc::ptr_eq(x, &l)) {
                 self.spare.push(l);
@@ -410,15 +514,15 @@ impl MdlContext {
         }
     }
 
-    /// Releases every lock (the transaction ended, or the session did).
+    /// Releases every lock but LOCK TABLES' (the transaction ended).
     pub fn release_all(&mut self) {
-        self.release_to(0);
+        self.release_to(self.base);
     }
 }
 
 impl Drop for MdlContext {
     fn drop(&mut self) {
-        self.release_all();
+        self.release_everything();
     }
 }
 

@@ -143,3 +143,84 @@ fn unused_locks_are_swept() {
     let total: usize = SHARD_MAPS.iter().map(|s| s.read().len()).sum();
     assert!(total <= SHARDS * (SHARD_SWEEP_AT + 1), "{total}");
 }
+
+#[test]
+fn read_only_lock_lets_reads_in_and_keeps_writes_out() {
+    let mut a = MdlContext::new(7001);
+    let mut b = MdlContext::new(7002);
+    a.acquire("db", "t7", Mode::SharedReadOnly, &limits(10))
+        .unwrap();
+    b.acquire("db", "t7", Mode::Shared, &limits(10)).unwrap();
+    assert_eq!(
+        code(b.acquire("db", "t7", Mode::SharedWrite, &limits(30))),
+        1205
+    );
+    // A second READ lock shares; a WRITE lock waits for both kinds.
+    let mut c = MdlContext::new(7003);
+    c.acquire("db", "t7", Mode::SharedReadOnly, &limits(10))
+        .unwrap();
+    assert_eq!(
+        code(c.acquire("db", "t7", Mode::SharedNoReadWrite, &limits(30))),
+        1205
+    );
+    a.release_all();
+    c.release_all();
+    b.acquire("db", "t7", Mode::SharedWrite, &limits(10))
+        .unwrap();
+    // A held write keeps a READ lock out.
+    assert_eq!(
+        code(a.acquire("db", "t7", Mode::SharedReadOnly, &limits(30))),
+        1205
+    );
+}
+
+#[test]
+fn no_read_write_lock_keeps_everyone_out_but_its_holder() {
+    let mut a = MdlContext::new(7101);
+    let mut b = MdlContext::new(7102);
+    a.acquire("db", "t8", Mode::SharedNoReadWrite, &limits(10))
+        .unwrap();
+    // Its holder's own statements and DDL go through.
+    a.acquire("db", "t8", Mode::SharedWrite, &limits(10))
+        .unwrap();
+    a.acquire("db", "t8", Mode::Exclusive, &limits(10)).unwrap();
+    assert_eq!(code(b.acquire("db", "t8", Mode::Shared, &limits(30))), 1205);
+    assert_eq!(
+        code(b.acquire("db", "t8", Mode::SharedWrite, &limits(30))),
+        1205
+    );
+    // LOCK TABLES' locks outlive a transaction's end; release_everything ends them.
+    a.keep_held();
+    a.acquire("db", "t8b", Mode::Shared, &limits(10)).unwrap();
+    a.release_all();
+    assert_eq!(a.held.len(), 2); // SNRW and X (SNRW covers the SW request)
+    assert!(a.is_empty());
+    assert_eq!(code(b.acquire("db", "t8", Mode::Shared, &limits(30))), 1205);
+    a.release_everything();
+    assert!(a.held.is_empty());
+    b.acquire("db", "t8", Mode::Shared, &limits(10)).unwrap();
+}
+
+#[test]
+fn a_waiting_write_lock_queues_later_reads() {
+    let mut a = MdlContext::new(7201);
+    a.acquire("db", "t9", Mode::Shared, &limits(10)).unwrap();
+    let t = thread::spawn(|| {
+        let mut w = MdlContext::new(7202);
+        w.acquire("db", "t9", Mode::SharedNoReadWrite, &limits(5_000))?;
+        Ok::<_, KilnError>(w)
+    });
+    while wait_state(7202).is_none() {
+        thread::sleep(Duration::from_millis(2));
+    }
+    let mut b = MdlContext::new(7203);
+    assert_eq!(code(b.acquire("db", "t9", Mode::Shared, &limits(30))), 1205);
+    // A high-priority lock (SHOW) does not queue.
+    b.acquire("db", "t9", Mode::SharedHighPrio, &limits(30))
+        .unwrap();
+    b.release_all();
+    a.release_all();
+    let mut w = t.join().unwrap().unwrap();
+    w.release_all();
+    assert_eq!(w.held.len(), 0);
+}

@@ -54,167 +54,224 @@ pub(crate) fn check(sess: &mut Session, stmt: &Stmt) -> Result<()> {
         sess,
         p: &p,
         needs: Vec::new(),
+        collected: None,
     };
-    match stmt {
-        Stmt::Select(s) => {
-            c.select(s);
-            c.finish()
-        }
-        Stmt::Do(exprs) => {
-            exprs.iter().for_each(|e| c.expr(e));
-            c.finish()
-        }
-        Stmt::Set(assignments) => {
-            for (_, v) in assignments {
-                if let SetValue::Expr(e) = v {
-                    c.expr(e);
+    c.statement(stmt)
+}
+
+/// A base table a statement uses: its database, name, alias (as written) and whether
+/// the statement writes it (for LOCK TABLES' checks, session_lock.rs).
+pub(crate) struct TableUse {
+    pub db: String,
+    pub table: String,
+    pub alias: Option<String>,
+    pub write: bool,
+}
+
+/// The base tables `stmt` names (temporary tables and information_schema left out),
+/// by the walk the privilege check makes.
+pub(crate) fn table_uses(sess: &mut Session, stmt: &Stmt) -> Result<Vec<TableUse>> {
+    let p = Arc::new(Privileges::all());
+    let mut c = Checker {
+        sess,
+        p: &p,
+        needs: Vec::new(),
+        collected: Some(Vec::new()),
+    };
+    c.statement(stmt)?;
+    Ok(c.collected
+        .unwrap_or_default()
+        .into_iter()
+        .map(|n| TableUse {
+            write: n.privs & !SELECT & !SHOW_VIEW != 0,
+            db: n.db,
+            table: n.table,
+            alias: n.alias,
+        })
+        .collect())
+}
+
+impl Checker<'_, '_> {
+    fn statement(&mut self, stmt: &Stmt) -> Result<()> {
+        let c = self;
+        let p = c.p.clone();
+        match stmt {
+            Stmt::Select(s) => {
+                c.select(s);
+                c.finish()
+            }
+            Stmt::Do(exprs) => {
+                exprs.iter().for_each(|e| c.expr(e));
+                c.finish()
+            }
+            Stmt::Set(assignments) => {
+                for (_, v) in assignments {
+                    if let SetValue::Expr(e) = v {
+                        c.expr(e);
+                    }
                 }
+                c.finish()
             }
-            c.finish()
-        }
-        Stmt::Insert(i) => {
-            let mut need = INSERT;
-            if i.replace {
-                need |= DELETE;
-            }
-            if !i.on_duplicate.is_empty() {
-                need |= UPDATE;
-            }
-            c.table(&i.table, need);
-            match &i.source {
-                InsertSource::Values(rows) => {
-                    rows.iter().flatten().flatten().for_each(|e| c.expr(e))
+            Stmt::Insert(i) => {
+                let mut need = INSERT;
+                if i.replace {
+                    need |= DELETE;
                 }
-                InsertSource::Select(s) => c.select(s),
-                InsertSource::Set(sets) => sets
+                if !i.on_duplicate.is_empty() {
+                    need |= UPDATE;
+                }
+                c.table(&i.table, need);
+                match &i.source {
+                    InsertSource::Values(rows) => {
+                        rows.iter().flatten().flatten().for_each(|e| c.expr(e))
+                    }
+                    InsertSource::Select(s) => c.select(s),
+                    InsertSource::Set(sets) => sets
+                        .iter()
+                        .filter_map(|(_, e)| e.as_ref())
+                        .for_each(|e| c.expr(e)),
+                }
+                i.on_duplicate.iter().for_each(|(_, e)| c.expr(e));
+                c.finish()
+            }
+            Stmt::LoadData(ld) => {
+                // A server-side file needs FILE, which MySQL reports as 1045.
+                if !ld.local && !p.global_has(FILE) {
+                    return Err(KilnError::new(
+                        ErrorKind::ER_ACCESS_DENIED_ERROR,
+                        &[
+                            &c.sess.account.0,
+                            &c.sess.account.1,
+                            &if p.has_password { "YES" } else { "NO" },
+                        ],
+                    ));
+                }
+                let mut need = INSERT;
+                if ld.replace {
+                    need |= DELETE;
+                }
+                c.table(&ld.table, need);
+                ld.sets
                     .iter()
                     .filter_map(|(_, e)| e.as_ref())
-                    .for_each(|e| c.expr(e)),
+                    .for_each(|e| c.expr(e));
+                c.finish()
             }
-            i.on_duplicate.iter().for_each(|(_, e)| c.expr(e));
-            c.finish()
-        }
-        Stmt::LoadData(ld) => {
-            // A server-side file needs FILE, which MySQL reports as 1045.
-            if !ld.local && !p.global_has(FILE) {
-                return Err(KilnError::new(
-                    ErrorKind::ER_ACCESS_DENIED_ERROR,
-                    &[
-                        &c.sess.account.0,
-                        &c.sess.account.1,
-                        &if p.has_password { "YES" } else { "NO" },
-                    ],
-                ));
-            }
-            let mut need = INSERT;
-            if ld.replace {
-                need |= DELETE;
-            }
-            c.table(&ld.table, need);
-            ld.sets
-                .iter()
-                .filter_map(|(_, e)| e.as_ref())
-                .for_each(|e| c.expr(e));
-            c.finish()
-        }
-        Stmt::Update(u) => c.update(u),
-        Stmt::Delete(d) => c.delete(d),
-        Stmt::CreateDatabase { name, .. } => c.db(name, CREATE),
-        Stmt::DropDatabase { name, .. } => c.db(name, DROP),
-        Stmt::CreateTable(ct) => {
-            if ct.temporary {
-                // MySQL: CREATE TEMPORARY TABLES on the database, and nothing else on
-                // the new table (not even INSERT for ... SELECT).
-                let db = ct.name.schema.as_ref().or(c.sess.database.as_ref());
-                if let Some(db) = db
-                    && p.on_db(db) & CREATE_TEMPORARY_TABLES == 0
-                {
-                    return Err(db_denied(c.sess, db));
+            Stmt::Update(u) => c.update(u),
+            Stmt::Delete(d) => c.delete(d),
+            Stmt::CreateDatabase { name, .. } => c.db(name, CREATE),
+            Stmt::DropDatabase { name, .. } => c.db(name, DROP),
+            Stmt::CreateTable(ct) => {
+                if ct.temporary {
+                    // MySQL: CREATE TEMPORARY TABLES on the database, and nothing else on
+                    // the new table (not even INSERT for ... SELECT).
+                    let db = ct.name.schema.as_ref().or(c.sess.database.as_ref());
+                    if let Some(db) = db
+                        && p.on_db(db) & CREATE_TEMPORARY_TABLES == 0
+                    {
+                        return Err(db_denied(c.sess, db));
+                    }
+                } else {
+                    let mut need = CREATE;
+                    if ct.as_select.is_some() {
+                        need |= INSERT;
+                    }
+                    c.needs.push(base_need(c.sess, &ct.name, need));
                 }
-            } else {
-                let mut need = CREATE;
-                if ct.as_select.is_some() {
-                    need |= INSERT;
+                if let Some(l) = &ct.like {
+                    c.table(l, SELECT);
                 }
-                c.needs.push(base_need(c.sess, &ct.name, need));
+                if let Some(s) = &ct.as_select {
+                    c.select(s);
+                }
+                c.finish()
             }
-            if let Some(l) = &ct.like {
-                c.table(l, SELECT);
+            // DROP TEMPORARY TABLE drops only the session's own tables: nothing to check.
+            Stmt::DropTable {
+                temporary: true, ..
+            } => Ok(()),
+            Stmt::DropTable { names, .. } => {
+                names.iter().for_each(|n| c.table(n, DROP));
+                c.finish()
             }
-            if let Some(s) = &ct.as_select {
-                c.select(s);
+            Stmt::TruncateTable(t) => {
+                c.table(t, DROP);
+                c.finish()
             }
-            c.finish()
-        }
-        // DROP TEMPORARY TABLE drops only the session's own tables: nothing to check.
-        Stmt::DropTable {
-            temporary: true, ..
-        } => Ok(()),
-        Stmt::DropTable { names, .. } => {
-            names.iter().for_each(|n| c.table(n, DROP));
-            c.finish()
-        }
-        Stmt::TruncateTable(t) => {
-            c.table(t, DROP);
-            c.finish()
-        }
-        // MySQL: SELECT and INSERT on each table (CHECK: SELECT).
-        Stmt::TableMaintenance { op, tables } => {
-            let need = match op {
-                MaintenanceOp::Check => SELECT,
-                _ => SELECT | INSERT,
-            };
-            tables.iter().for_each(|t| c.table(t, need));
-            c.finish()
-        }
-        Stmt::CreateView(cv) => {
-            // MySQL: CREATE VIEW on the view (OR REPLACE / ALTER: DROP too), SELECT on
-            // what it reads.
-            let mut need = CREATE_VIEW;
-            if cv.or_replace || cv.alter {
-                need |= DROP;
+            // MySQL: SELECT and INSERT on each table (CHECK: SELECT).
+            Stmt::TableMaintenance { op, tables } => {
+                let need = match op {
+                    MaintenanceOp::Check => SELECT,
+                    _ => SELECT | INSERT,
+                };
+                tables.iter().for_each(|t| c.table(t, need));
+                c.finish()
             }
-            c.needs.push(base_need(c.sess, &cv.name, need));
-            c.select(&cv.select);
-            c.finish()
-        }
-        Stmt::DropView { names, .. } => {
-            for n in names {
-                c.needs.push(base_need(c.sess, n, DROP));
-            }
-            c.finish()
-        }
-        Stmt::RenameTable(pairs) => {
-            // RENAME TABLE works on base tables only (MySQL), temporary ones or not.
-            for (from, to) in pairs {
-                c.needs.push(base_need(c.sess, from, ALTER | DROP));
-                c.needs.push(base_need(c.sess, to, CREATE | INSERT));
-            }
-            c.finish()
-        }
-        Stmt::CreateIndex { table, .. } | Stmt::DropIndex { table, .. } => {
-            c.table(table, INDEX);
-            c.finish()
-        }
-        Stmt::AlterTable { table, .. } if c.sess.temp_table_of(table).is_some() => Ok(()),
-        Stmt::AlterTable { table, ops } => {
-            let mut need = ALTER;
-            for op in ops {
-                if let AlterOp::RenameTable(to) = op {
+            Stmt::CreateView(cv) => {
+                // MySQL: CREATE VIEW on the view (OR REPLACE / ALTER: DROP too), SELECT on
+                // what it reads.
+                let mut need = CREATE_VIEW;
+                if cv.or_replace || cv.alter {
                     need |= DROP;
-                    c.table(to, CREATE | INSERT);
                 }
+                c.needs.push(base_need(c.sess, &cv.name, need));
+                c.select(&cv.select);
+                c.finish()
             }
-            c.needs.insert(0, need_of(c.sess, table, need));
-            c.finish()
+            Stmt::DropView { names, .. } => {
+                for n in names {
+                    c.needs.push(base_need(c.sess, n, DROP));
+                }
+                c.finish()
+            }
+            Stmt::RenameTable(pairs) => {
+                // RENAME TABLE works on base tables only (MySQL), temporary ones or not.
+                for (from, to) in pairs {
+                    c.needs.push(base_need(c.sess, from, ALTER | DROP));
+                    c.needs.push(base_need(c.sess, to, CREATE | INSERT));
+                }
+                c.finish()
+            }
+            Stmt::CreateIndex { table, .. } | Stmt::DropIndex { table, .. } => {
+                c.table(table, INDEX);
+                c.finish()
+            }
+            Stmt::AlterTable { table, .. } if c.sess.temp_table_of(table).is_some() => Ok(()),
+            Stmt::AlterTable { table, ops } => {
+                let mut need = ALTER;
+                for op in ops {
+                    if let AlterOp::RenameTable(to) = op {
+                        need |= DROP;
+                        c.table(to, CREATE | INSERT);
+                    }
+                }
+                c.needs.insert(0, need_of(c.sess, table, need));
+                c.finish()
+            }
+            Stmt::Show { kind, .. } => c.show(kind),
+            Stmt::Shutdown => global(&p, SHUTDOWN, "SHUTDOWN"),
+            Stmt::NoOp("flush") | Stmt::FlushTablesWithReadLock(_) => global(&p, RELOAD, "RELOAD"),
+            Stmt::LockTables(items) => {
+                // MySQL: LOCK TABLES on each table's database (1044), then SELECT on each
+                // table (1142).
+                for i in items {
+                    if let Some(n) = need_of(c.sess, &i.table, SELECT)
+                        && !p.global_has(LOCK_TABLES)
+                        && p.on_db(&n.db) & LOCK_TABLES == 0
+                    {
+                        return Err(db_denied(c.sess, &n.db));
+                    }
+                }
+                for i in items {
+                    c.table(&i.table, SELECT);
+                }
+                c.finish()
+            }
+            Stmt::CreateUser { .. } | Stmt::DropUser { .. } | Stmt::RenameUser(_) => {
+                global(&p, CREATE_USER, "CREATE USER")
+            }
+            _ => Ok(()),
         }
-        Stmt::Show { kind, .. } => c.show(kind),
-        Stmt::Shutdown => global(&p, SHUTDOWN, "SHUTDOWN"),
-        Stmt::NoOp("flush") => global(&p, RELOAD, "RELOAD"),
-        Stmt::CreateUser { .. } | Stmt::DropUser { .. } | Stmt::RenameUser(_) => {
-            global(&p, CREATE_USER, "CREATE USER")
-        }
-        _ => Ok(()),
     }
 }
 
@@ -272,6 +329,8 @@ struct Need {
     privs: PrivSet,
     /// For UPDATE/DELETE: a column the statement reads (needs SELECT on it).
     reads_column: Option<String>,
+    /// The alias the statement gives the table.
+    alias: Option<String>,
 }
 
 /// The table a name refers to, in the session's current database when unqualified;
@@ -297,6 +356,7 @@ fn base_need(sess: &Session, name: &TableName, privs: PrivSet) -> Option<Need> {
         table: name.name.clone(),
         privs,
         reads_column: None,
+        alias: None,
     })
 }
 
@@ -304,11 +364,20 @@ struct Checker<'s, 'p> {
     sess: &'s mut Session,
     p: &'p Arc<Privileges>,
     needs: Vec<Option<Need>>,
+    /// `table_uses`: the needs are collected here instead of checked.
+    collected: Option<Vec<Need>>,
 }
 
 impl Checker<'_, '_> {
     fn table(&mut self, name: &TableName, privs: PrivSet) {
-        let n = need_of(self.sess, name, privs);
+        self.aliased(name, None, privs);
+    }
+
+    fn aliased(&mut self, name: &TableName, alias: Option<&str>, privs: PrivSet) {
+        let mut n = need_of(self.sess, name, privs);
+        if let Some(n) = &mut n {
+            n.alias = alias.map(str::to_string);
+        }
         self.needs.push(n);
     }
 
@@ -333,7 +402,7 @@ impl Checker<'_, '_> {
 
     fn source(&mut self, f: &FromItem, privs: PrivSet) {
         match f {
-            FromItem::Table { name, .. } => self.table(name, privs),
+            FromItem::Table { name, alias } => self.aliased(name, alias.as_deref(), privs),
             FromItem::Derived { select, .. } => self.select(select),
             FromItem::Join {
                 left, right, on, ..
@@ -364,9 +433,10 @@ impl Checker<'_, '_> {
     }
 
     fn update(&mut self, u: &Update) -> Result<()> {
-        if let [FromItem::Table { name, .. }] = u.tables.as_slice() {
+        if let [FromItem::Table { name, alias }] = u.tables.as_slice() {
             let mut n = need_of(self.sess, name, UPDATE);
             if let Some(n) = &mut n {
+                n.alias = alias.clone();
                 let exprs = u
                     .filter
                     .iter()
@@ -441,7 +511,7 @@ impl Checker<'_, '_> {
             } else {
                 SELECT
             };
-            self.table(name, privs);
+            self.aliased(name, Some(alias), privs);
         }
         for f in from {
             self.source_exprs(f);
@@ -466,9 +536,10 @@ impl Checker<'_, '_> {
 
     fn delete(&mut self, d: &Delete) -> Result<()> {
         if !d.multi {
-            if let [FromItem::Table { name, .. }] = d.from.as_slice() {
+            if let [FromItem::Table { name, alias }] = d.from.as_slice() {
                 let mut n = need_of(self.sess, name, DELETE);
                 if let Some(n) = &mut n {
+                    n.alias = alias.clone();
                     let exprs = d.filter.iter().chain(d.order_by.iter().map(|o| &o.expr));
                     n.reads_column = first_column(exprs);
                 }
@@ -540,6 +611,10 @@ impl Checker<'_, '_> {
 
     /// Verifies the collected needs in statement order.
     fn finish(&mut self) -> Result<()> {
+        if let Some(out) = &mut self.collected {
+            out.extend(self.needs.drain(..).flatten());
+            return Ok(());
+        }
         for n in self.needs.drain(..).flatten() {
             if self
                 .p

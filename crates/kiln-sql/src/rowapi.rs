@@ -38,10 +38,11 @@ pub fn catalog_version(sess: &Session) -> Result<u64> {
     Ok(sess.dict()?.version())
 }
 
-/// Takes a shared metadata lock on `db.table` for the caller's batch (waiting for a
-/// DDL on it, up to `lock_wait_timeout`); `release_locks` lets go of it.
+/// Takes a SHARED_WRITE metadata lock on `db.table` for the caller's write batch
+/// (waiting for a DDL or a SQL session's LOCK TABLES on it, up to
+/// `lock_wait_timeout`); `release_locks` lets go of it.
 pub fn lock_table(sess: &mut Session, db: &str, table: &str) -> Result<()> {
-    sess.lock_name_keep(db, table, crate::mdl::Mode::Shared)
+    sess.lock_name_keep(db, table, crate::mdl::Mode::SharedWrite)
 }
 
 /// Releases the metadata locks `lock_table` took (the batch ended).

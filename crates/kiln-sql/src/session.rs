@@ -232,6 +232,12 @@ pub struct Session {
     pub(crate) mdl: crate::mdl::MdlContext,
     /// A SHOW statement runs: its locks are high-priority ones.
     pub(crate) mdl_high_prio: bool,
+    /// The tables LOCK TABLES holds (session_lock.rs); None on the hot path.
+    pub(crate) locked: Option<Box<crate::session_lock::LockedTables>>,
+    /// The global read lock's gate for this session's writes (grl.rs).
+    pub(crate) gate: crate::grl::WriteGate,
+    /// The global read lock this session holds (FLUSH TABLES WITH READ LOCK).
+    pub(crate) grl: Option<crate::grl::GlobalReadLock>,
 }
 
 /// Session variables the statement path reads, parsed once.
@@ -308,6 +314,9 @@ impl Session {
             sql_prepared: HashMap::new(),
             mdl: crate::mdl::MdlContext::new(connection_id),
             mdl_high_prio: false,
+            locked: None,
+            gate: crate::grl::WriteGate::new(connection_id),
+            grl: None,
         }
     }
 
@@ -329,6 +338,8 @@ impl Session {
         self.diagnostics_total = 0;
         self.last_insert_id = 0;
         self.end_transaction(false);
+        self.release_locked_tables();
+        self.grl = None;
         // Temporary tables go, as MySQL's mysql_reset_connection / COM_CHANGE_USER
         // drop them (after the transaction, whose undo may name them).
         self.drop_temp_tables();
@@ -538,6 +549,22 @@ impl Session {
         infile: &mut dyn crate::exec::load::LocalInfile,
     ) -> Result<Outcome> {
         crate::privcheck::check(self, stmt)?;
+        if self.locked.is_some() {
+            self.check_locked(stmt)?;
+        }
+        let gated = self.gated(stmt) && self.enter_gate(stmt)?;
+        let r = self.dispatch_checked(stmt, infile);
+        if gated {
+            self.gate.exit();
+        }
+        r
+    }
+
+    fn dispatch_checked(
+        &mut self,
+        stmt: &Stmt,
+        infile: &mut dyn crate::exec::load::LocalInfile,
+    ) -> Result<Outcome> {
         self.check_reopen(stmt)?;
         // Views become derived tables (and DML through a view goes to its table).
         let expanded = crate::exec::view::expand(self, stmt)?;
@@ -597,7 +624,9 @@ impl Session {
             Stmt::Savepoint(name) => self.savepoint(name),
             Stmt::RollbackTo(name) => self.rollback_to_savepoint(name),
             Stmt::ReleaseSavepoint(name) => self.release_savepoint(name),
-            Stmt::LockTables | Stmt::UnlockTables => Ok(Outcome::ok()),
+            Stmt::LockTables(items) => self.lock_tables(items),
+            Stmt::UnlockTables => self.unlock_tables(),
+            Stmt::FlushTablesWithReadLock(tables) => self.flush_with_read_lock(tables),
             Stmt::Do(exprs) => {
                 for e in exprs {
                     eval(e, self)?;
@@ -921,7 +950,7 @@ fn is_truthy_setting(v: &Value) -> bool {
 /// Statements that commit the current transaction first (MySQL's implicit commit).
 /// CREATE / DROP TEMPORARY TABLE do not (MySQL 8.0); ALTER / TRUNCATE of a temporary
 /// table and a DROP TABLE without TEMPORARY do.
-fn is_implicit_commit(stmt: &Stmt) -> bool {
+pub(crate) fn is_implicit_commit(stmt: &Stmt) -> bool {
     matches!(
         stmt,
         Stmt::CreateDatabase { .. }
@@ -940,8 +969,7 @@ fn is_implicit_commit(stmt: &Stmt) -> bool {
             | Stmt::CreateIndex { .. }
             | Stmt::DropIndex { .. }
             | Stmt::AlterTable { .. }
-            | Stmt::LockTables
-            | Stmt::UnlockTables
+            | Stmt::LockTables(_)
     ) || matches!(stmt, Stmt::CreateTable(ct) if !ct.temporary)
         || is_account_statement(stmt)
 }
@@ -1028,7 +1056,8 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
         Stmt::Savepoint(_) => "savepoint",
         Stmt::RollbackTo(_) => "rollback_to_savepoint",
         Stmt::ReleaseSavepoint(_) => "release_savepoint",
-        Stmt::LockTables => "lock_tables",
+        Stmt::LockTables(_) => "lock_tables",
+        Stmt::FlushTablesWithReadLock(_) => "flush",
         Stmt::UnlockTables => "unlock_tables",
         Stmt::Use(_) => "change_db",
         Stmt::Kill { .. } => "kill",

@@ -19,7 +19,7 @@ use crate::session::Session;
 
 impl Session {
     /// `lock_wait_timeout`, in seconds.
-    fn mdl_timeout(&mut self) -> std::time::Duration {
+    pub(crate) fn mdl_timeout(&mut self) -> std::time::Duration {
         std::time::Duration::from_secs(self.cached_vars().mdl_wait_timeout_secs)
     }
 

@@ -23,6 +23,10 @@ impl Session {
         let Stmt::Select(s) = &parsed.stmt else {
             return self.dispatch(&parsed.stmt, infile);
         };
+        if self.locked.is_some() {
+            // LOCK TABLES' checks run in dispatch.
+            return self.dispatch(&parsed.stmt, infile);
+        }
         if let Some(plan) = parsed.point.get() {
             // The metadata lock first, then the dictionary version (as resolve_table
             // does): a DDL that changed the table is then seen, and none can start.

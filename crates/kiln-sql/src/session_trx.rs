@@ -302,6 +302,8 @@ impl Session {
 
     pub(crate) fn begin(&mut self, read_only: bool, consistent_snapshot: bool) -> Result<Outcome> {
         self.commit_current()?;
+        // START TRANSACTION / BEGIN lets go of LOCK TABLES' locks (MySQL).
+        self.release_locked_tables();
         self.explicit_trx = true;
         self.in_transaction = true;
         self.tx_read_only = read_only;

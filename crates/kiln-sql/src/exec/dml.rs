@@ -17,7 +17,7 @@ use kiln_storage::trx::{Mode, ReadMode, Trx, TrxError};
 use super::RowEnv;
 use super::access::{Lock, trx_error};
 use super::bind::{Scope, bind};
-use super::select::{read_table, resolve_table, run_subqueries};
+use super::select::{read_table, resolve_table_for_write, run_subqueries};
 use crate::ast::TriggerTiming as Tm;
 use crate::ast::*;
 use crate::dict::{ColumnDefault, IndexKindDef, TableHandle};
@@ -656,7 +656,7 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
         return super::dml_multi::update(sess, u);
     }
     let (name, alias) = single_table(&u.tables)?;
-    let h = resolve_table(sess, name)?;
+    let h = resolve_table_for_write(sess, name)?;
     let alias = alias.cloned().unwrap_or_else(|| h.def.name.clone());
     let scope = scope_of(&h, &alias);
     let mut sets: Vec<(usize, Option<Expr>)> = Vec::with_capacity(u.sets.len());
@@ -757,7 +757,7 @@ pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {
         return super::dml_multi::delete(sess, d);
     }
     let (name, alias) = single_table(&d.from)?;
-    let h = resolve_table(sess, name)?;
+    let h = resolve_table_for_write(sess, name)?;
     let alias = alias.cloned().unwrap_or_else(|| h.def.name.clone());
     let scope = scope_of(&h, &alias);
     check_target_not_in_subqueries(sess, &h, &[d.filter.as_ref()])?;

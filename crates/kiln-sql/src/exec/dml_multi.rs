@@ -101,7 +101,12 @@ fn relation(sess: &mut Session, item: &FromItem, targets: &[String]) -> Result<R
             info_schema_relation(sess, name, alias)
         }
         FromItem::Table { name, alias } => {
-            let h = resolve_table(sess, name)?;
+            let shown = alias.as_ref().unwrap_or(&name.name);
+            let h = if targets.iter().any(|t| t == shown) {
+                super::select::resolve_table_for_write(sess, name)?
+            } else {
+                resolve_table(sess, name)?
+            };
             let alias = alias.clone().unwrap_or_else(|| h.def.name.clone());
             let lock = if targets.contains(&alias) {
                 Lock::Exclusive(LockWait::Default)

@@ -13,7 +13,7 @@ use super::dml::{
     OnDup, RowInserter, Wrote, apply_update, convert_row, default_functions, default_of,
     duplicate_error, same_value, scope_of, store_column,
 };
-use super::select::{resolve_table, run_subqueries};
+use super::select::{resolve_table_for_write, run_subqueries};
 use crate::ast::TriggerTiming as Tm;
 use crate::ast::*;
 use crate::dict::TableHandle;
@@ -23,7 +23,7 @@ use crate::session::Session;
 use crate::value::Value;
 
 pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
-    let h = resolve_table(sess, &ins.table)?;
+    let h = resolve_table_for_write(sess, &ins.table)?;
     let ncol = h.def.columns.len();
     let mut cols: Vec<usize> = Vec::new();
     if ins.columns.is_empty() {

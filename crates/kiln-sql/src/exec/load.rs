@@ -32,7 +32,7 @@ use super::bind::Scope;
 use super::dml::{
     OnDup, RowInserter, Wrote, bind_assignment, default_of, eval_assignment, store_column,
 };
-use super::select::resolve_table;
+use super::select::resolve_table_for_write;
 use crate::ast::{Expr, LoadData, LoadTarget, TriggerEvent, VarScope};
 use crate::dict::{ColumnDefault, TableHandle};
 use crate::eval::{Env, Level};
@@ -153,7 +153,7 @@ pub fn load_data(
             &[&"LOAD DATA with fixed-size rows (FIELDS TERMINATED BY '' ENCLOSED BY '')"],
         ));
     }
-    let h = resolve_table(sess, &ld.table)?;
+    let h = resolve_table_for_write(sess, &ld.table)?;
     let ncol = h.def.columns.len();
     let mut listed = vec![false; ncol];
     let mut targets = Vec::new();

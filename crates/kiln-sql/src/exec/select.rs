@@ -167,6 +167,20 @@ fn uncorrelated(r: Result<Rows>) -> Result<Option<Rows>> {
 /// Resolves a table name: the session's temporary table of that name, else the
 /// catalog's table (1046 / 1146).
 pub fn resolve_table(sess: &mut Session, name: &TableName) -> Result<Arc<TableHandle>> {
+    resolve_table_for(sess, name, false)
+}
+
+/// `resolve_table` for a table the statement writes (a SHARED_WRITE lock, which
+/// waits for other sessions' LOCK TABLES ... READ).
+pub fn resolve_table_for_write(sess: &mut Session, name: &TableName) -> Result<Arc<TableHandle>> {
+    resolve_table_for(sess, name, true)
+}
+
+fn resolve_table_for(
+    sess: &mut Session,
+    name: &TableName,
+    write: bool,
+) -> Result<Arc<TableHandle>> {
     let schema = match (&name.schema, &sess.database) {
         (Some(s), _) => s.clone(),
         (None, Some(d)) => d.clone(),
@@ -180,9 +194,15 @@ pub fn resolve_table(sess: &mut Session, name: &TableName) -> Result<Arc<TableHa
     // transaction ends.
     let mode = if sess.mdl_high_prio {
         crate::mdl::Mode::SharedHighPrio
+    } else if write {
+        crate::mdl::Mode::SharedWrite
     } else {
         crate::mdl::Mode::Shared
     };
+    if sess.locked.is_some() {
+        // LOCK TABLES holds what the session may use: no new lock.
+        sess.check_locked_name(&schema, &name.name, write)?;
+    }
     sess.lock_name(&schema, &name.name, mode)?;
     let cat = sess.catalog()?;
     cat.table(&schema, &name.name)

@@ -336,8 +336,9 @@ fn statement_allowed(stmt: &Stmt) -> Option<KilnError> {
         | Stmt::AlterTable { .. }
         | Stmt::CreateTrigger(_)
         | Stmt::DropTrigger { .. }
-        | Stmt::LockTables
+        | Stmt::LockTables(_)
         | Stmt::UnlockTables
+        | Stmt::FlushTablesWithReadLock(_)
         | Stmt::CreateUser { .. }
         | Stmt::AlterUser { .. }
         | Stmt::DropUser { .. }

@@ -23,6 +23,7 @@ mod ddl;
 mod dml;
 mod expr;
 mod grant;
+mod lock;
 mod prepare;
 mod routine;
 mod select;

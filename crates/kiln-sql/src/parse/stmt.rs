@@ -137,23 +137,8 @@ impl<'a> Parser<'a> {
                     limit: None,
                 })
             }
-            "LOCK" => {
-                self.bump();
-                if !self.eat_kw("TABLES") {
-                    self.expect_kw("TABLE")?;
-                }
-                while !self.at_eof() && !self.is_op(";") {
-                    self.bump();
-                }
-                Ok(Stmt::LockTables)
-            }
-            "UNLOCK" => {
-                self.bump();
-                if !self.eat_kw("TABLES") {
-                    self.expect_kw("TABLE")?;
-                }
-                Ok(Stmt::UnlockTables)
-            }
+            "LOCK" => self.lock_tables_stmt(),
+            "UNLOCK" => self.unlock_tables_stmt(),
             "ANALYZE" | "OPTIMIZE" | "CHECK" | "REPAIR" => self.table_maintenance(),
             "COMMIT" | "ROLLBACK" => {
                 self.bump();
@@ -204,13 +189,7 @@ impl<'a> Parser<'a> {
                     users: self.user_list()?,
                 })
             }
-            "FLUSH" => {
-                self.bump();
-                while !self.at_eof() && !self.is_op(";") {
-                    self.bump();
-                }
-                Ok(Stmt::NoOp("flush"))
-            }
+            "FLUSH" => self.flush_stmt(),
             _ => Err(self.error()),
         }
     }
