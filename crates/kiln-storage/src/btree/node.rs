@@ -479,12 +479,20 @@ pub fn has_room(p: &[u8], len: usize) -> bool {
     free_bytes(p) >= len + SLOT
 }
 
-/// Rewrites the heap without garbage, keeping slot order.
+/// Rewrites the heap without garbage, keeping slot order: record i goes right below
+/// record i - 1, from the end of the page down. The records are read from a copy of
+/// the page on the stack (16 KiB; every thread that changes pages has at least the
+/// default 2 MiB stack), not gathered into one heap allocation per record as before:
+/// an update logged as remove + insert compacts often, and those allocations were a
+/// visible share of a write transaction's CPU. The layout is the same as before.
 fn compact(p: &mut [u8]) {
+    assert_eq!(p.len(), PAGE_SIZE, "compact of a partial page");
     let n = n_slots(p);
-    let records: Vec<Vec<u8>> = (0..n).map(|i| record(p, i).to_vec()).collect();
+    let mut copy = [0u8; PAGE_SIZE];
+    copy.copy_from_slice(p);
     let mut top = PAGE_SIZE;
-    for (i, r) in records.iter().enumerate() {
+    for i in 0..n {
+        let r = record(&copy, i);
         top -= r.len();
         p[top..top + r.len()].copy_from_slice(r);
         put_u16(p, SLOTS_START + SLOT * i, top as u16);
@@ -756,6 +764,35 @@ mod tests {
             assert_eq!(key(p, i), &k[..]);
             assert_eq!(leaf_value(p, i), Stored::Inline(v));
         }
+    }
+
+    /// Compaction stacks the records from the end of the page down in slot order and
+    /// leaves no garbage; the records' bytes and their order are kept.
+    #[test]
+    fn compact_layout_is_slot_order_from_the_page_end() {
+        let mut b = leaf();
+        let p = &mut b.0;
+        for i in 0..60u32 {
+            let k = format!("{i:04}").into_bytes();
+            let r = leaf_record(&k, Stored::Inline(&vec![i as u8; (i as usize * 7) % 90]));
+            insert_at(p, i as usize, &r);
+        }
+        for i in (0..60).step_by(3).rev() {
+            remove_at(p, i);
+        }
+        assert!(get_u16(p, OFF_GARBAGE) > 0);
+        let before: Vec<Vec<u8>> = (0..n_slots(p)).map(|i| record(p, i).to_vec()).collect();
+        compact(p);
+        check(p);
+        assert_eq!(get_u16(p, OFF_GARBAGE), 0);
+        let mut top = PAGE_SIZE;
+        for (i, r) in before.iter().enumerate() {
+            top -= r.len();
+            assert_eq!(slot(p, i), top, "slot {i}");
+            assert_eq!(record(p, i), &r[..]);
+        }
+        assert_eq!(heap_top(p), top);
+        assert_eq!(n_slots(p), before.len());
     }
 
     #[test]
