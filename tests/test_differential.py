@@ -529,6 +529,14 @@ q("null_order_desc", "SELECT id, i FROM t_int ORDER BY i DESC, id", "t_int")
 q("null_order_is_null", "SELECT id FROM t_int ORDER BY i IS NULL DESC, i", "t_int")
 q("null_ifnull_cols", "SELECT id, IFNULL(i, 'none'), COALESCE(i, u, -1), NULLIF(i, 10) FROM t_int ORDER BY id", "t_int")
 q("null_ifnull_types", "SELECT IFNULL(NULL, 1.5), IFNULL(2, 1.5), COALESCE(NULL, 1, 'a'), IFNULL(NULL, NULL)")
+# NULLIF(a, NULL) is a (the comparison is unknown, not true); COALESCE is typed by
+# all its arguments, as IFNULL (17 beside 1.5 is DECIMAL 17.0).
+q("nullif_null_second", "SELECT NULLIF(5, NULL), NULLIF('a', NULL), NULLIF(NULL, 5), NULLIF(5, CAST(NULL AS SIGNED)), NULLIF(5, 5.0)")
+q("nullif_null_cols", "SELECT id, NULLIF(i, NULL), NULLIF(NULL, i), - i * NULLIF(i, CAST(NULL AS SIGNED)) FROM t_int ORDER BY id", "t_int")
+q("coalesce_types", "SELECT COALESCE(17, 1.5), COALESCE(NULL, 2, 2.25), COALESCE(3, 1e0), COALESCE(4, 2.5e0 * 2), 43 * COALESCE(17, 1.50) * 86")
+# MySQL types the negation of a negative constant integer as DECIMAL; CASE and IN of
+# constants are constants too.
+q("neg_neg_const_case", "SELECT 19 + - - CASE 88 WHEN 23 THEN NULL ELSE - 54 - 53 END, - - NULLIF(-35, 97), - (CASE WHEN 1 IN (1, 2) THEN -3 END)")
 
 # ---- CASE / IF ----
 q("case_searched", "SELECT id, CASE WHEN i > 5 THEN 'big' WHEN i < 0 THEN 'neg' ELSE 'other' END FROM t_int ORDER BY id", "t_int")

@@ -351,6 +351,20 @@ pub fn is_const(e: &Expr) -> bool {
         Expr::Literal(_) => true,
         Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => is_const(expr),
         Expr::Binary { left, right, .. } => is_const(left) && is_const(right),
+        Expr::IsNull { expr, .. } | Expr::IsBool { expr, .. } => is_const(expr),
+        Expr::Between {
+            expr, low, high, ..
+        } => is_const(expr) && is_const(low) && is_const(high),
+        Expr::InList { expr, list, .. } => is_const(expr) && list.iter().all(is_const),
+        Expr::Case {
+            operand,
+            whens,
+            otherwise,
+        } => {
+            operand.as_deref().is_none_or(is_const)
+                && whens.iter().all(|(w, t)| is_const(w) && is_const(t))
+                && otherwise.as_deref().is_none_or(is_const)
+        }
         Expr::Func { name, args } => {
             !matches!(
                 name.as_str(),

@@ -84,10 +84,15 @@ pub fn call(name: &str, args: &[Expr], coll: Option<Coll>, env: &mut dyn Env) ->
         }
         "coalesce" => {
             want(1, usize::MAX)?;
-            for a in args {
+            for (i, a) in args.iter().enumerate() {
                 let v = eval(a, env)?;
                 if !v.is_null() {
-                    return Ok(v);
+                    // Typed by all its arguments, as IFNULL: COALESCE(17, 1.5) is 17.0.
+                    return Ok(if i + 1 < args.len() {
+                        unify(v, &args[i + 1..])
+                    } else {
+                        v
+                    });
                 }
             }
             return Ok(Value::Null);
@@ -208,7 +213,13 @@ pub fn call(name: &str, args: &[Expr], coll: Option<Coll>, env: &mut dyn Env) ->
             }
             Value::Int(env.sleep_interruptible(secs) as i64)
         }
-        _ if null_in && !matches!(name, "concat_ws" | "greatest" | "least" | "isnull") => {
+        // NULLIF(a, NULL) is a: the comparison is unknown, not true.
+        _ if null_in
+            && !matches!(
+                name,
+                "concat_ws" | "greatest" | "least" | "isnull" | "nullif"
+            ) =>
+        {
             check_known(name, argc)?;
             Value::Null
         }
@@ -499,21 +510,32 @@ fn benchmark(args: &[Expr], env: &mut dyn Env) -> Result<Value> {
 /// literal shows that literal's scale (IF(0, 1.5, 2) is 2.0), next to a DOUBLE literal
 /// it is a DOUBLE.
 fn unify(r: Value, others: &[Expr]) -> Value {
+    use crate::result::ColumnKind;
     let mut scale = 0usize;
     let mut double = false;
+    let mut decimal = false;
     for e in others {
         match e {
             Expr::Literal(Value::Decimal(d)) => {
                 scale = scale.max(d.split_once('.').map_or(0, |(_, f)| f.len()))
             }
             Expr::Literal(Value::Double(_)) => double = true,
-            _ => {}
+            Expr::Literal(_) => {}
+            // A numeric expression whose static kind is known (its scale is not:
+            // it counts as 0). Unknown kinds (columns here) leave the value alone.
+            _ => match crate::infer::kind_of_expr(e, &|_| None) {
+                Some(ColumnKind::Double | ColumnKind::Float) => double = true,
+                Some(ColumnKind::NewDecimal) => decimal = true,
+                _ => {}
+            },
         }
     }
     match r {
         Value::Int(_) | Value::UInt(_) | Value::Decimal(_) if double => {
             Value::Double(r.to_f64().unwrap_or(0.0))
         }
+        Value::Int(i) if decimal && scale == 0 => Value::Decimal(i.to_string()),
+        Value::UInt(u) if decimal && scale == 0 => Value::Decimal(u.to_string()),
         Value::Int(_) | Value::UInt(_) | Value::Decimal(_) if scale > 0 => {
             let d = crate::numeric::to_decimal(&r);
             let digits = d.to_string().trim_start_matches('-').len() + scale;
