@@ -142,10 +142,12 @@ impl ColumnInfo {
     }
 }
 
-/// A complete result set.
+/// A complete result set. The column metadata is shared (`Arc`): a cached plan (a
+/// point select's, exec/point.rs) hands the same metadata to every execution instead of
+/// copying its strings each time; `Arc::make_mut` gives a private copy to change.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Rows {
-    pub columns: Vec<ColumnInfo>,
+    pub columns: std::sync::Arc<Vec<ColumnInfo>>,
     pub rows: Vec<Vec<Value>>,
 }
 

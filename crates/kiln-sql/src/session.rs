@@ -150,14 +150,27 @@ pub trait ServerHooks: Send + Sync {
 }
 
 /// Per-session statement counters (SHOW SESSION STATUS).
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Clone)]
 pub struct SessionCounters {
     pub questions: u64,
-    pub com: HashMap<&'static str, u64>,
+    /// Com_* of this session, by `status::COM_NAMES` index (an array, not a map: one
+    /// cache line per statement, which counts with thousands of sessions).
+    pub com: Box<[u64; crate::status::COM_NAMES.len()]>,
     /// This session's Sort_* counters (`status::SORT_COUNTERS` order).
     pub sort: [u64; 4],
     /// The last table read went through a key range (Sort_range, not Sort_scan).
     pub last_read_by_key: bool,
+}
+
+impl Default for SessionCounters {
+    fn default() -> SessionCounters {
+        SessionCounters {
+            questions: 0,
+            com: Box::new([0; crate::status::COM_NAMES.len()]),
+            sort: [0; 4],
+            last_read_by_key: false,
+        }
+    }
 }
 
 /// Changes to report in the next OK packet's session-state block.
@@ -523,8 +536,9 @@ impl Session {
         self.params = params;
         self.counters.questions += 1;
         let com = com_name(&parsed.stmt);
-        *self.counters.com.entry(com).or_insert(0) += 1;
-        crate::status::record(com);
+        if let Some(i) = crate::status::record(com) {
+            self.counters.com[i] += 1;
+        }
         // TIMESTAMP values cross the session time zone in the row codec.
         let zone = crate::timestamp_zone::enter_offset(self.cached_vars().zone_offset_secs);
         let r = self.dispatch_parsed(parsed, infile);
@@ -758,8 +772,11 @@ impl Session {
                     )
                 }
             })
-            .collect();
-        Ok(Rows { columns, rows })
+            .collect::<Vec<_>>();
+        Ok(Rows {
+            columns: columns.into(),
+            rows,
+        })
     }
 
     pub fn diagnostics(&self) -> &[Diagnostic] {

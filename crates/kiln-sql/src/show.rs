@@ -77,7 +77,7 @@ pub fn show(
                     rows.truncate(l as usize);
                 }
                 return Ok(Outcome::Rows(Rows {
-                    columns: cols,
+                    columns: cols.into(),
                     rows,
                 }));
             }
@@ -97,7 +97,7 @@ pub fn show(
                 c.unsigned = true;
                 c.length_chars = 21;
                 return Ok(Outcome::Rows(Rows {
-                    columns: vec![c],
+                    columns: vec![c].into(),
                     rows: vec![vec![Value::UInt(n as u64)]],
                 }));
             }
@@ -272,7 +272,10 @@ pub fn show(
             out.push(row);
         }
     }
-    Ok(Outcome::Rows(Rows { columns, rows: out }))
+    Ok(Outcome::Rows(Rows {
+        columns: columns.into(),
+        rows: out,
+    }))
 }
 
 /// PROCESSLIST rows the session may see: all with the PROCESS privilege, else its
@@ -303,8 +306,7 @@ fn status_rows(s: &mut Session, global: bool) -> Vec<Vec<Value>> {
         }
         vals.push(("Questions".into(), s.counters.questions.to_string()));
         vals.push(("Queries".into(), s.counters.questions.to_string()));
-        for n in crate::status::COM_NAMES {
-            let v = s.counters.com.get(n).copied().unwrap_or(0);
+        for (n, v) in crate::status::COM_NAMES.iter().zip(s.counters.com.iter()) {
             vals.push((format!("Com_{n}"), v.to_string()));
         }
     }

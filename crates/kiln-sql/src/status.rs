@@ -84,10 +84,13 @@ static COM: [ShardedCounter; COM_NAMES.len()] = [const { ShardedCounter::new() }
 /// Statements sent by clients (COM_QUERY statements and COM_STMT_EXECUTE).
 pub static QUESTIONS: ShardedCounter = ShardedCounter::new();
 
-/// Counts one statement of kind `com` (a `COM_NAMES` entry; others only count as Questions).
-pub fn record(com: &str) {
+/// Counts one statement of kind `com` (a `COM_NAMES` entry; others only count as
+/// Questions) and returns its index in `COM_NAMES`, for the session's own counter.
+pub fn record(com: &str) -> Option<usize> {
     QUESTIONS.inc();
-    record_com_only(com);
+    let i = COM_NAMES.binary_search(&com).ok()?;
+    COM[i].inc();
+    Some(i)
 }
 
 /// Counts a Com_xxx without a Question (COM_STMT_PREPARE, COM_STMT_CLOSE ...).

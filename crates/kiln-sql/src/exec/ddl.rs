@@ -565,7 +565,7 @@ pub fn create_table(sess: &mut Session, ct: &CreateTable) -> Result<Outcome> {
     let select_rows = match &ct.as_select {
         Some(sel) => {
             let rows = super::select::run(sess, sel)?;
-            for c in &rows.columns {
+            for c in rows.columns.iter() {
                 if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&c.name)) {
                     continue;
                 }

@@ -194,7 +194,7 @@ pub fn explain(
     }
     let rows = plan_rows(sess, stmt)?;
     Ok(Outcome::Rows(Rows {
-        columns: columns(),
+        columns: columns().into(),
         rows: rows.into_iter().map(Row::values).collect(),
     }))
 }

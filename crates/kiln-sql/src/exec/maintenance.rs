@@ -63,7 +63,8 @@ pub fn run(sess: &mut Session, op: MaintenanceOp, tables: &[TableName]) -> Resul
             ColumnInfo::text("Op", 10),
             ColumnInfo::text("Msg_type", 10),
             ColumnInfo::text("Msg_text", 512),
-        ],
+        ]
+        .into(),
         rows,
     }))
 }

@@ -69,7 +69,7 @@ pub struct PointPlan {
     unique_out: bool,
     /// Columns to decode (the others are skipped).
     needed: Vec<bool>,
-    columns: Vec<ColumnInfo>,
+    columns: Arc<Vec<ColumnInfo>>,
 }
 
 /// A prepared statement's plan cache: decided at its first execution.
@@ -309,7 +309,7 @@ pub fn analyze(sess: &mut Session, s: &Select) -> Result<Option<PointPlan>> {
         limit: s.limit.as_ref().and_then(source),
         out,
         needed,
-        columns: Vec::new(),
+        columns: Arc::default(),
     }))
 }
 

@@ -740,7 +740,10 @@ pub fn run(sess: &mut Session, s: &Select) -> Result<Rows> {
         if more.columns.len() != out.columns.len() {
             return Err(ErrorKind::ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT.into());
         }
-        for (c, m) in out.columns.iter_mut().zip(&more.columns) {
+        for (c, m) in std::sync::Arc::make_mut(&mut out.columns)
+            .iter_mut()
+            .zip(more.columns.iter())
+        {
             union_types::merge(c, m);
         }
         out.rows.extend(more.rows);
@@ -1268,8 +1271,11 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
                 i,
             )
         })
-        .collect();
-    Ok(Rows { columns, rows })
+        .collect::<Vec<_>>();
+    Ok(Rows {
+        columns: columns.into(),
+        rows,
+    })
 }
 
 /// HAVING may name select-list aliases: those become the items' expressions (already

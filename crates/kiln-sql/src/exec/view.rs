@@ -338,7 +338,9 @@ fn result_columns(sess: &mut Session, body: &Select) -> Result<Vec<ColumnInfo>> 
         });
         part = p.union.as_mut().map(|(_, u)| &mut **u);
     }
-    Ok(super::select::run(sess, &probe)?.columns)
+    Ok(std::sync::Arc::unwrap_or_clone(
+        super::select::run(sess, &probe)?.columns,
+    ))
 }
 
 // ---------------------------------------------------------------------------------
