@@ -49,6 +49,8 @@ const TICK: Duration = Duration::from_millis(500);
 /// What other threads see of a worker (SHOW PROCESSLIST, the acceptor).
 pub struct WorkerShared {
     pub id: u64,
+    /// The kill flag of the worker's kiln-sql session (ends its lock waits).
+    pub interrupt: Arc<std::sync::atomic::AtomicU8>,
     pub write: bool,
     /// Connections assigned to the worker (raised by the acceptor, lowered at close).
     pub conns: AtomicUsize,
