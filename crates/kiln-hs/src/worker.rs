@@ -297,6 +297,16 @@ impl Worker {
             }
         }
         let more = !candidates.is_empty() && self.run_batch(&candidates, &marks);
+        if !candidates.is_empty() {
+            // A connection whose request waited (for a lock) was not idle meanwhile:
+            // the idle timeout counts from its answer.
+            let now = Instant::now();
+            for &i in &candidates {
+                if let Some(c) = self.conns.get_mut(i).and_then(|c| c.as_mut()) {
+                    c.last_active = now;
+                }
+            }
+        }
         self.candidates = candidates;
         self.marks = marks;
         more
