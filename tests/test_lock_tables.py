@@ -340,6 +340,171 @@ def test_handlersocket_write_waits_for_a_read_lock(kiln_factory):
     assert run(a, "SELECT v FROM t WHERE id = 3") == ((30,),)
 
 
+def trigger_setup(server):
+    """t's triggers write t_log and read r; u has none."""
+    c = setup(server)
+    run(c, "CREATE TABLE t_log (id INT, n INT)")
+    run(c, "CREATE TABLE r (id INT)")
+    run(c, "INSERT INTO r VALUES (5), (6)")
+    run(c, "CREATE TRIGGER t_ai AFTER INSERT ON t FOR EACH ROW "
+           "INSERT INTO t_log VALUES (NEW.id, (SELECT COUNT(*) FROM r))")
+    run(c, "CREATE TRIGGER t_bd BEFORE DELETE ON t FOR EACH ROW "
+           "INSERT INTO t_log VALUES (OLD.id, -1)")
+    return c
+
+
+def test_write_lock_brings_the_tables_its_triggers_use(kiln):
+    a = trigger_setup(kiln)
+    b, mon = session(kiln), kiln.connect()
+    run(a, "LOCK TABLES t WRITE")
+    # The triggers fire under the lock: t_log was locked for WRITE, r for READ.
+    run(a, "INSERT INTO t VALUES (3, 30)")
+    run(a, "DELETE FROM t WHERE id = 1")
+    assert run(a, "SELECT id, n FROM t_log ORDER BY id") == ((1, -1), (3, 2))
+    # The session may use them directly, under their own names, as MariaDB.
+    run(a, "INSERT INTO t_log VALUES (9, 9)")
+    assert run(a, "SELECT COUNT(*) FROM r") == ((2,),)
+    assert err(a, "INSERT INTO r VALUES (7)") == (
+        1099, "Table 'r' was locked with a READ lock and can't be updated")
+    assert err(a, "SELECT * FROM t_log AS q") == (
+        1100, "Table 'q' was not locked with LOCK TABLES")
+    assert err(a, "SELECT * FROM u")[0] == 1100
+    # Other sessions: t_log as WRITE-locked (no reads, no writes), r as READ-locked
+    # (reads only); u is free.
+    run(b, "SET lock_wait_timeout = 1")
+    assert err(b, "SELECT * FROM t_log")[0] == 1205
+    assert err(b, "INSERT INTO t_log VALUES (0, 0)")[0] == 1205
+    assert run(b, "SELECT COUNT(*) FROM r") == ((2,),)
+    assert err(b, "INSERT INTO r VALUES (8)")[0] == 1205
+    run(b, "INSERT INTO u VALUES (5)")
+    run(b, "SET lock_wait_timeout = 30")
+    w = Bg(b, "INSERT INTO t_log VALUES (10, 10)", "SELECT COUNT(*) FROM t_log")
+    wait_for_state(mon, w.cid, MDL_STATE)
+    r = Bg(session(kiln), "INSERT INTO r VALUES (8)", "SELECT COUNT(*) FROM r")
+    wait_for_state(mon, r.cid, MDL_STATE)
+    assert not w.done(0.2) and not r.done(0)
+    run(a, "UNLOCK TABLES")
+    assert w.done(10) and w.result == ((4,),)
+    assert r.done(10) and r.result == ((3,),)
+
+
+def test_read_lock_brings_no_trigger_tables(kiln):
+    a = trigger_setup(kiln)
+    b = session(kiln)
+    run(a, "LOCK TABLES t READ")
+    # Its triggers cannot fire: nothing more is locked (MySQL, MariaDB).
+    run(b, "SET lock_wait_timeout = 1")
+    run(b, "INSERT INTO t_log VALUES (0, 0)")
+    assert err(a, "SELECT * FROM t_log")[0] == 1100
+    # A write the table's triggers would follow names their unlocked table first
+    # (MariaDB's order); one with no trigger, the READ lock.
+    assert err(a, "INSERT INTO t VALUES (4, 4)") == (
+        1100, "Table 't_log' was not locked with LOCK TABLES")
+    assert err(a, "DELETE FROM t")[0:1] == (1100,)
+    assert err(a, "UPDATE t SET v = 0") == (
+        1099, "Table 't' was locked with a READ lock and can't be updated")
+    # A READ request for a table the triggers write becomes WRITE.
+    run(a, "LOCK TABLES t WRITE, t_log READ")
+    run(a, "INSERT INTO t_log VALUES (8, 8)")
+    run(a, "INSERT INTO t VALUES (4, 4)")
+    assert err(b, "SELECT * FROM t_log")[0] == 1205
+    run(a, "UNLOCK TABLES")
+    assert run(b, "SELECT id, n FROM t_log ORDER BY id") == ((0, 0), (4, 2), (8, 8))
+
+
+def test_trigger_tables_recursively(kiln):
+    a = setup(kiln)
+    b = session(kiln)
+    for n in ("h", "h2", "h3", "h4"):
+        run(a, f"CREATE TABLE {n} (id INT)")
+    run(a, "INSERT INTO h3 VALUES (0)")
+    run(a, "CREATE TRIGGER h_ai AFTER INSERT ON h FOR EACH ROW INSERT INTO h2 VALUES (NEW.id)")
+    run(a, "CREATE TRIGGER h2_ai AFTER INSERT ON h2 FOR EACH ROW UPDATE h3 SET id = id + NEW.id")
+    # A cycle back to the first table ends the walk (h3 -> h is h's own).
+    run(a, "CREATE TRIGGER h3_au AFTER UPDATE ON h3 FOR EACH ROW "
+           "INSERT INTO h4 SELECT COUNT(*) FROM h")
+    run(a, "CREATE VIEW hv AS SELECT id FROM h4")
+    run(a, "LOCK TABLES h WRITE")
+    run(a, "INSERT INTO h VALUES (5)")
+    assert run(a, "SELECT * FROM h3") == ((5,),)
+    assert run(a, "SELECT * FROM h4") == ((1,),)
+    run(b, "SET lock_wait_timeout = 1")
+    for n in ("h2", "h3", "h4"):
+        assert err(b, f"SELECT * FROM {n}")[0] == 1205, n
+    run(a, "UNLOCK TABLES")
+    assert run(b, "SELECT * FROM h4") == ((1,),)
+    # A chain 17 deep: the last table's triggers could not fire (exec/trigger.rs).
+    for i in range(18):
+        run(a, f"CREATE TABLE c{i} (id INT)")
+    for i in range(17):
+        run(a, f"CREATE TRIGGER c{i}_ai AFTER INSERT ON c{i} FOR EACH ROW "
+               f"INSERT INTO c{i + 1} VALUES (NEW.id)")
+    assert err(a, "LOCK TABLES c0 WRITE") == (
+        1235, "This version of MySQL doesn't yet support 'triggers nested more than 16 deep'")
+    assert run(b, "SELECT COUNT(*) FROM c16") == ((0,),)
+    run(a, "LOCK TABLES c1 WRITE")
+    run(a, "INSERT INTO c1 VALUES (1)")
+    assert run(a, "SELECT * FROM c17") == ((1,),)
+    run(a, "UNLOCK TABLES")
+
+
+def test_trigger_changes_wait_for_lock_tables(kiln):
+    a = trigger_setup(kiln)
+    b, mon = session(kiln), kiln.connect()
+    run(a, "LOCK TABLES u WRITE")
+    w = Bg(b, "CREATE TRIGGER u_ai AFTER INSERT ON u FOR EACH ROW INSERT INTO t_log VALUES (1, 1)")
+    wait_for_state(mon, w.cid, MDL_STATE)
+    run(a, "INSERT INTO u VALUES (2)")
+    run(a, "UNLOCK TABLES")
+    assert w.done(10) and w.result == ()
+    run(a, "LOCK TABLES t WRITE")
+    d = Bg(b, "DROP TRIGGER t_ai")
+    wait_for_state(mon, d.cid, MDL_STATE)
+    run(a, "INSERT INTO t VALUES (5, 5)")
+    run(a, "UNLOCK TABLES")
+    assert d.done(10) and d.result == ()
+    assert run(a, "SELECT id FROM t_log") == ((5,),)
+
+
+def test_temporary_tables_pass_the_global_read_lock(kiln):
+    a = setup(kiln)
+    b = session(kiln)
+    run(b, "SET lock_wait_timeout = 1")
+    run(b, "CREATE TEMPORARY TABLE tmp (x INT)")
+    run(b, "CREATE TEMPORARY TABLE t (x INT)")  # shadows lt.t
+    run(a, "FLUSH TABLES WITH READ LOCK")
+    run(b, "INSERT INTO tmp VALUES (1), (2)")
+    run(b, "INSERT INTO tmp SELECT id FROM u")
+    run(b, "UPDATE tmp SET x = x + 10")
+    run(b, "DELETE FROM tmp WHERE x = 12")
+    run(b, "INSERT INTO t VALUES (7)")
+    run(b, "UPDATE tmp, t SET tmp.x = t.x")
+    assert run(b, "SELECT x FROM tmp ORDER BY x") == ((7,), (7,))
+    run(b, "BEGIN")
+    run(b, "INSERT INTO tmp VALUES (3)")
+    run(b, "COMMIT")
+    run(b, "TRUNCATE TABLE tmp")
+    run(b, "ALTER TABLE tmp ADD COLUMN y INT")
+    run(b, "DROP TABLE tmp")
+    # Base tables still wait: alone, beside a temporary table, and the COMMIT of a
+    # transaction that wrote one before FLUSH TABLES WITH READ LOCK.
+    assert err(b, "INSERT INTO u VALUES (9)")[0] == 1205
+    assert err(b, "UPDATE t, u SET u.id = t.x")[0] == 1205
+    # The holder writes its own temporary tables.
+    run(a, "CREATE TEMPORARY TABLE ta (x INT)")
+    run(a, "INSERT INTO ta VALUES (1)")
+    assert err(a, "INSERT INTO u VALUES (9)")[0] == 1223
+    run(a, "UNLOCK TABLES")
+    run(b, "BEGIN")
+    run(b, "INSERT INTO u VALUES (9)")
+    run(b, "INSERT INTO t VALUES (8)")
+    run(a, "FLUSH TABLES WITH READ LOCK")
+    assert err(b, "COMMIT")[0] == 1205
+    run(a, "UNLOCK TABLES")
+    run(b, "COMMIT")
+    assert run(a, "SELECT COUNT(*) FROM u WHERE id = 9") == ((1,),)
+
+
 # One session's script; each statement's outcome (rows or error number) must equal
 # MariaDB 10.11's, where it agrees with MySQL 8.0.
 DIFF_SETUP = [
@@ -386,6 +551,13 @@ DIFF_SCRIPT = [
     "INSERT INTO u VALUES (6)",
     "UPDATE t SET v = 0",
     "CREATE TABLE n (x INT)",
+    "CREATE TEMPORARY TABLE tmp (x INT)",
+    "INSERT INTO tmp VALUES (1), (2)",
+    "UPDATE tmp SET x = 3 WHERE x = 1",
+    "DELETE FROM tmp WHERE x = 2",
+    "SELECT * FROM tmp",
+    "TRUNCATE TABLE tmp",
+    "DROP TABLE tmp",
     "UNLOCK TABLES",
     "INSERT INTO u VALUES (6)",
     "LOCK TABLES u WRITE",
@@ -396,16 +568,65 @@ DIFF_SCRIPT = [
 ]
 
 
+# Triggers under LOCK TABLES (prelocking), in another database of the same servers.
+TRIGGER_SETUP = [
+    "CREATE DATABASE ltg",
+    "USE ltg",
+    "CREATE TABLE t (id INT PRIMARY KEY, v INT)",
+    "CREATE TABLE t_log (id INT, n INT)",
+    "CREATE TABLE r (id INT)",
+    "CREATE TABLE u (id INT)",
+    "INSERT INTO r VALUES (5)",
+    "CREATE TRIGGER t_ai AFTER INSERT ON t FOR EACH ROW "
+    "INSERT INTO t_log VALUES (NEW.id, (SELECT COUNT(*) FROM r))",
+    "CREATE TRIGGER t_bd BEFORE DELETE ON t FOR EACH ROW INSERT INTO t_log VALUES (OLD.id, -1)",
+    "CREATE TRIGGER u_ai AFTER INSERT ON u FOR EACH ROW INSERT INTO nosuch VALUES (NEW.id)",
+]
+TRIGGER_SCRIPT = [
+    "LOCK TABLES t WRITE",
+    "INSERT INTO t VALUES (1, 10)",
+    "SELECT * FROM t_log ORDER BY id",
+    "INSERT INTO t_log VALUES (9, 9)",
+    "SELECT * FROM r",
+    "INSERT INTO r VALUES (9)",
+    "SELECT * FROM u",
+    "SELECT * FROM t_log AS q",
+    "UPDATE t SET v = 11",
+    "DELETE FROM t WHERE id = 1",
+    "SELECT * FROM t_log ORDER BY id, n",
+    "UNLOCK TABLES",
+    "LOCK TABLES t READ",
+    "SELECT * FROM t_log",
+    "UPDATE t SET v = 1",
+    "INSERT INTO t VALUES (2, 10)",
+    "DELETE FROM t",
+    "UNLOCK TABLES",
+    "LOCK TABLES t WRITE, t_log READ",
+    "INSERT INTO t_log VALUES (8, 8)",
+    "INSERT INTO t VALUES (3, 3)",
+    "UNLOCK TABLES",
+    "LOCK TABLES t AS x WRITE",
+    "INSERT INTO t_log VALUES (7, 7)",
+    "SELECT COUNT(*) FROM r",
+    "UNLOCK TABLES",
+    "LOCK TABLES u WRITE",
+    "INSERT INTO u VALUES (1)",
+    "UNLOCK TABLES",
+    "SELECT * FROM t_log ORDER BY id, n",
+]
+
+
 def test_errors_like_mariadb(kiln):
     m = start_private_mariadb(prefix="kiln-lock-")
     try:
         k = kiln.connect()
         mc = m.connect()
-        for sql in DIFF_SETUP:
-            run(k, sql)
-            run(mc, sql)
-        for sql in DIFF_SCRIPT:
-            assert outcome(k, sql) == outcome(mc, sql), sql
+        for setup_sql, script in ((DIFF_SETUP, DIFF_SCRIPT), (TRIGGER_SETUP, TRIGGER_SCRIPT)):
+            for sql in setup_sql:
+                run(k, sql)
+                run(mc, sql)
+            for sql in script:
+                assert outcome(k, sql) == outcome(mc, sql), sql
     finally:
         m.cleanup()
 

@@ -97,6 +97,7 @@ impl HsServer {
                 let id = kiln_sql::eval::Env::connection_id(&sess);
                 let shared = Arc::new(WorkerShared {
                     id,
+                    interrupt: sess.interrupt.clone(),
                     write,
                     conns: AtomicUsize::new(0),
                     active: AtomicUsize::new(0),
@@ -109,6 +110,8 @@ impl HsServer {
                         write,
                         secret: secret.clone(),
                         max_index_id: config.max_index_id,
+                        wait_cap: (config.timeout_secs > 0)
+                            .then(|| Duration::from_secs(config.timeout_secs)),
                     },
                     stats.clone(),
                 );
@@ -162,9 +165,22 @@ impl HsServer {
             .collect()
     }
 
+    /// Tells the workers to stop: a request waiting for a lock (a write held back by
+    /// FLUSH TABLES WITH READ LOCK or LOCK TABLES) ends with `1 1 1317`, and the
+    /// workers close their connections after the batch they are in. Called first
+    /// thing at server shutdown, so such a write fails rather than slipping in as the
+    /// SQL sessions holding the locks go.
+    pub fn interrupt(&self) {
+        self.shutdown.store(true, Ordering::Release);
+        for w in &self.workers {
+            w.interrupt
+                .store(kiln_sql::session::INTERRUPT_CONNECTION, Ordering::Release);
+        }
+    }
+
     /// Stops the workers (their connections close) and waits for them.
     pub fn stop(&mut self) {
-        self.shutdown.store(true, Ordering::Release);
+        self.interrupt();
         for t in self.threads.drain(..) {
             let _ = t.join();
         }

@@ -49,6 +49,8 @@ const TICK: Duration = Duration::from_millis(500);
 /// What other threads see of a worker (SHOW PROCESSLIST, the acceptor).
 pub struct WorkerShared {
     pub id: u64,
+    /// The kill flag of the worker's kiln-sql session (ends its lock waits).
+    pub interrupt: Arc<std::sync::atomic::AtomicU8>,
     pub write: bool,
     /// Connections assigned to the worker (raised by the acceptor, lowered at close).
     pub conns: AtomicUsize,
@@ -295,6 +297,16 @@ impl Worker {
             }
         }
         let more = !candidates.is_empty() && self.run_batch(&candidates, &marks);
+        if !candidates.is_empty() {
+            // A connection whose request waited (for a lock) was not idle meanwhile:
+            // the idle timeout counts from its answer.
+            let now = Instant::now();
+            for &i in &candidates {
+                if let Some(c) = self.conns.get_mut(i).and_then(|c| c.as_mut()) {
+                    c.last_active = now;
+                }
+            }
+        }
         self.candidates = candidates;
         self.marks = marks;
         more

@@ -253,6 +253,11 @@ impl Server {
             return;
         }
         errlog::system(&format!("Received {why}. Shutting down."));
+        // HandlerSocket first: its writes waiting for a SQL session's lock fail
+        // (1317) instead of going through as those sessions end.
+        if let Some(hs) = self.hs.lock().as_ref() {
+            hs.interrupt();
+        }
         for c in self.conns.lock().values() {
             c.interrupt.store(INTERRUPT_CONNECTION, Ordering::Relaxed);
             c.closer.close();
@@ -476,7 +481,7 @@ impl ServerHooks for Server {
                 db: None,
                 command: "Daemon".into(),
                 time_secs: 0,
-                state: w.state,
+                state: kiln_sql::mdl::wait_state(w.id).map_or(w.state, str::to_string),
                 info: None,
             }));
         }

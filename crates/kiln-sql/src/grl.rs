@@ -18,8 +18,11 @@
 //! registers its flag on its first writing statement (one mutex, once).
 //!
 //! Limits: FTWRL does not wait for open transactions (as MySQL); their COMMIT waits
-//! instead. The waits poll every 10 ms (the kill flag needs polling anyway). The
-//! HandlerSocket row API's writes do not pass the gate.
+//! instead. The waits poll every 10 ms (the kill flag needs polling anyway).
+//!
+//! HandlerSocket writes pass the gate too (`rowapi::enter_write_gate`, once per
+//! batch, up to the batch's commit); writes of a session's TEMPORARY tables do not
+//! (`Session::gated`), as in MySQL.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
@@ -123,11 +126,13 @@ impl WriteGate {
             let mut w = WAITING.lock();
             w.insert(conn);
             let r = loop {
-                if ACTIVE.load(Ordering::SeqCst) == 0 {
-                    break Ok(());
-                }
+                // An interruption first: a server shutting down fails the waiters
+                // even as the holders' sessions end.
                 if interrupted(limits.interrupt) {
                     break Err(KilnError::from(ErrorKind::ER_QUERY_INTERRUPTED));
+                }
+                if ACTIVE.load(Ordering::SeqCst) == 0 {
+                    break Ok(());
                 }
                 let now = Instant::now();
                 if now >= end {

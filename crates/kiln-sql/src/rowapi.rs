@@ -15,6 +15,7 @@
 //! access control is its own secret (docs/privileges.md).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use kiln_common::key::KeyWriter;
 use kiln_common::{ErrorKind, KilnError, Result};
@@ -38,11 +39,47 @@ pub fn catalog_version(sess: &Session) -> Result<u64> {
     Ok(sess.dict()?.version())
 }
 
+/// How long a row-API writer waits for a lock: `lock_wait_timeout`, or `cap` when
+/// that is shorter.
+fn wait_limit(sess: &mut Session, cap: Option<Duration>) -> Duration {
+    let t = sess.mdl_timeout();
+    cap.map_or(t, |c| t.min(c))
+}
+
 /// Takes a SHARED_WRITE metadata lock on `db.table` for the caller's write batch
-/// (waiting for a DDL or a SQL session's LOCK TABLES on it, up to
-/// `lock_wait_timeout`); `release_locks` lets go of it.
-pub fn lock_table(sess: &mut Session, db: &str, table: &str) -> Result<()> {
-    sess.lock_name_keep(db, table, crate::mdl::Mode::SharedWrite)
+/// (waiting for a DDL or a SQL session's LOCK TABLES ... READ or WRITE on it, as a
+/// SQL writer waits, up to `wait_limit`: 1205 then, 1317 when the session is
+/// interrupted); `release_locks` lets go of it.
+pub fn lock_table(sess: &mut Session, db: &str, table: &str, cap: Option<Duration>) -> Result<()> {
+    let timeout = wait_limit(sess, cap);
+    sess.mdl.acquire(
+        db,
+        table,
+        crate::mdl::Mode::SharedWrite,
+        &crate::mdl::WaitLimits {
+            timeout,
+            interrupt: &sess.interrupt,
+        },
+    )
+}
+
+/// Enters the write gate of FLUSH TABLES WITH READ LOCK (grl.rs) for a batch of
+/// writes, as a SQL writing statement does: while a SQL session holds the global read
+/// lock it waits, up to `wait_limit` (1205), or until the session is interrupted
+/// (1317: the server shuts down). Entered once per batch; `exit_write_gate` leaves it
+/// after the batch's commit or rollback, so FLUSH TABLES WITH READ LOCK waits for a
+/// batch in flight. Reads never enter it.
+pub fn enter_write_gate(sess: &mut Session, cap: Option<Duration>) -> Result<()> {
+    let timeout = wait_limit(sess, cap);
+    sess.gate.enter(&crate::mdl::WaitLimits {
+        timeout,
+        interrupt: &sess.interrupt,
+    })
+}
+
+/// Leaves the write gate `enter_write_gate` entered.
+pub fn exit_write_gate(sess: &mut Session) {
+    sess.gate.exit();
 }
 
 /// Releases the metadata locks `lock_table` took (the batch ended).

@@ -251,6 +251,9 @@ pub struct Session {
     pub(crate) gate: crate::grl::WriteGate,
     /// The global read lock this session holds (FLUSH TABLES WITH READ LOCK).
     pub(crate) grl: Option<crate::grl::GlobalReadLock>,
+    /// The open transaction ran a statement that passed the write gate (so its
+    /// COMMIT passes it too; one that changed only temporary tables did not).
+    pub(crate) trx_gated: bool,
 }
 
 /// Session variables the statement path reads, parsed once.
@@ -330,6 +333,7 @@ impl Session {
             locked: None,
             gate: crate::grl::WriteGate::new(connection_id),
             grl: None,
+            trx_gated: false,
         }
     }
 
@@ -570,6 +574,8 @@ impl Session {
         let r = self.dispatch_checked(stmt, infile);
         if gated {
             self.gate.exit();
+            // Its COMMIT will pass the gate too (`commit_gated`).
+            self.trx_gated |= self.trx.is_some();
         }
         r
     }

@@ -5,7 +5,10 @@
 //!   named, in name order: SHARED_READ_ONLY for READ (others read, their writes and
 //!   DDL wait), SHARED_NO_READ_WRITE for WRITE (others' reads and writes wait). A view
 //!   locks its own name and its base tables (in the view's mode; the session may then
-//!   use them directly too, as MariaDB does). The locks stay past
+//!   use them directly too, as MariaDB does). A table locked for WRITE brings the
+//!   tables its triggers use (WRITE for those they write, READ for those they read,
+//!   recursively: session_prelock.rs), so its triggers fire under the locks. The
+//!   locks stay past
 //!   transactions' ends (`MdlContext::keep_held`) until UNLOCK TABLES, START
 //!   TRANSACTION / BEGIN, another LOCK TABLES, or the session's end.
 //! - While they are held, every statement is checked before it runs (`check_locked`,
@@ -18,7 +21,9 @@
 //!   triggers, and SHOW CREATE TABLE / COLUMNS / INDEX, which open the table: 1100
 //!   for a table not locked, as MySQL and MariaDB).
 //! - FLUSH TABLES WITH READ LOCK takes the global read lock (grl.rs); UNLOCK TABLES
-//!   lets it go. FLUSH TABLES t, ... WITH READ LOCK is LOCK TABLES t READ, ....
+//!   lets it go. Statements pass its write gate (`gated`) unless they change only
+//!   the session's TEMPORARY tables (and the COMMIT of a transaction that changed
+//!   nothing else), as in MySQL. FLUSH TABLES t, ... WITH READ LOCK is LOCK TABLES t READ, ....
 //! - Not under LOCK TABLES (1192, as MySQL for some of them): CREATE / DROP DATABASE,
 //!   CREATE / DROP VIEW and TRIGGER, FLUSH TABLES WITH READ LOCK. A table named twice
 //!   in one statement needs no second lock here (MySQL wants one per alias).
@@ -38,12 +43,12 @@ pub(crate) struct LockedTables {
     items: Vec<Locked>,
 }
 
-struct Locked {
-    db: String,
-    name: String,
+pub(crate) struct Locked {
+    pub(crate) db: String,
+    pub(crate) name: String,
     /// The alias it was locked under (None: the table's own name).
-    alias: Option<String>,
-    write: bool,
+    pub(crate) alias: Option<String>,
+    pub(crate) write: bool,
 }
 
 /// An alias equal to the table's name is no alias.
@@ -102,6 +107,7 @@ impl Session {
         let Some(locked) = &self.locked else {
             return Ok(());
         };
+        let mut failed = None;
         for u in &uses {
             if let (Some(db), Stmt::CreateTable(ct)) = (&created, stmt)
                 && *db == u.db
@@ -111,7 +117,6 @@ impl Session {
                 continue;
             }
             let alias = norm_alias(u.alias.as_deref(), &u.table);
-            let shown = alias.unwrap_or(&u.table);
             let mut found = false;
             let mut ok = false;
             for i in &locked.items {
@@ -132,15 +137,24 @@ impl Session {
                 }
             }
             if !ok {
-                let kind = if found {
-                    ErrorKind::ER_TABLE_NOT_LOCKED_FOR_WRITE
-                } else {
-                    ErrorKind::ER_TABLE_NOT_LOCKED
-                };
-                return Err(KilnError::new(kind, &[&shown]));
+                failed = Some((u, alias.unwrap_or(&u.table), found));
+                break;
             }
         }
-        Ok(())
+        let Some((u, shown, found)) = failed else {
+            return Ok(());
+        };
+        if !found {
+            return Err(KilnError::new(ErrorKind::ER_TABLE_NOT_LOCKED, &[&shown]));
+        }
+        // Locked for READ only: a table its triggers would use and that is not
+        // locked comes first (session_prelock.rs).
+        let e = KilnError::new(ErrorKind::ER_TABLE_NOT_LOCKED_FOR_WRITE, &[&shown]);
+        let (db, table) = (u.db.clone(), u.table.clone());
+        match self.blocking_trigger_table(stmt, &db, &table)? {
+            Some(first) => Err(first),
+            None => Err(e),
+        }
     }
 
     /// LOCK TABLES (after dispatch's implicit commit).
@@ -160,6 +174,7 @@ impl Session {
             let alias = norm_alias(i.alias.as_deref(), &i.table.name).map(str::to_string);
             self.lock_target(&db, &i.table.name, alias, i.write, 0, &mut list)?;
         }
+        self.prelock_trigger_tables(&mut list)?;
         let mut names: Vec<(String, String, bool)> = list
             .iter()
             .map(|l| (l.db.clone(), l.name.clone(), l.write))
@@ -190,7 +205,7 @@ impl Session {
 
     /// One name of LOCK TABLES: a table, or a view and (recursively) its base tables
     /// (usable directly too, as MariaDB).
-    fn lock_target(
+    pub(crate) fn lock_target(
         &mut self,
         db: &str,
         name: &str,
@@ -284,17 +299,28 @@ impl Session {
     pub(crate) fn gated(&self, stmt: &Stmt) -> bool {
         match stmt {
             Stmt::Select(_) => false,
-            Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) | Stmt::LoadData(_) => true,
-            Stmt::LockTables(items) => items.iter().any(|i| i.write),
-            // The COMMIT of a transaction that changed rows (MySQL's COMMIT lock), and
-            // BEGIN's implicit commit of one.
-            Stmt::Commit | Stmt::Begin { .. } => {
-                self.trx.as_ref().is_some_and(|t| t.savepoint() > 0)
+            // Writes of the session's temporary tables pass (MySQL).
+            Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) | Stmt::LoadData(_) => {
+                !self.changes_only_temp(stmt)
             }
+            Stmt::LockTables(items) => items.iter().any(|i| i.write),
+            // The COMMIT of a transaction that changed base tables' rows (MySQL's
+            // COMMIT lock), and BEGIN's implicit commit of one.
+            Stmt::Commit | Stmt::Begin { .. } => self.commit_gated(),
             Stmt::CreateTable(ct) => !ct.temporary,
-            Stmt::DropTable { temporary, .. } => !temporary,
+            Stmt::DropTable {
+                temporary: true, ..
+            } => false,
+            // DDL on temporary tables: only its implicit commit may need the gate.
+            s if self.changes_only_temp(s) => self.commit_gated(),
             s => crate::session::is_implicit_commit(s),
         }
+    }
+
+    /// Whether committing the open transaction passes the write gate: it ran a
+    /// statement that passed it (one that changed only temporary tables did not).
+    fn commit_gated(&self) -> bool {
+        self.trx_gated && self.trx.as_ref().is_some_and(|t| t.savepoint() > 0)
     }
 
     /// Enters the write gate for `stmt` (see `gated`); false: not entered (this

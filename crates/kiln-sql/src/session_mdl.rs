@@ -35,9 +35,8 @@ impl Session {
         r
     }
 
-    /// `lock_name` that leaves the session's other locks alone on a deadlock (the row
-    /// API's caller owns its transaction and ends it soon).
-    pub(crate) fn lock_name_keep(&mut self, schema: &str, name: &str, mode: Mode) -> Result<()> {
+    /// `lock_name` that leaves the session's other locks alone on a deadlock.
+    fn lock_name_keep(&mut self, schema: &str, name: &str, mode: Mode) -> Result<()> {
         let timeout = self.mdl_timeout();
         self.mdl.acquire(
             schema,
@@ -125,6 +124,20 @@ impl Session {
                 for (from, to) in pairs {
                     self.base_name(from, &mut out)?;
                     out.push(self.qualified(to)?);
+                }
+            }
+            // The table whose triggers change (MySQL: an exclusive lock on it), so a
+            // session's LOCK TABLES keeps the triggers it locked tables for.
+            Stmt::CreateTrigger(ct) => {
+                let schema = ct.table.schema.as_ref().or(ct.name.schema.as_ref());
+                if let Some(s) = schema.or(self.database.as_ref()) {
+                    out.push((s.clone(), ct.table.name.clone()));
+                }
+            }
+            Stmt::DropTrigger { name, .. } => {
+                let (s, n) = self.qualified(name)?;
+                if let Some(t) = self.catalog()?.trigger(&s, &n) {
+                    out.push((s, t.def.table.clone()));
                 }
             }
             Stmt::CreateView(cv) => out.push(self.qualified(&cv.name)?),

@@ -154,6 +154,8 @@ impl Session {
             lock_wait_timeout: self.lock_wait_timeout(),
         };
         self.consistent_snapshot = false;
+        // Nothing has passed the write gate in the new transaction yet.
+        self.trx_gated = false;
         if !autocommit_stmt {
             self.in_transaction = true;
         }

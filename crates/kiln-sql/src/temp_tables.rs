@@ -235,6 +235,37 @@ impl Session {
         !self.temp.is_empty() && self.temp.get(schema, name).is_some()
     }
 
+    /// Whether `stmt` changes none but the session's temporary tables, which FLUSH
+    /// TABLES WITH READ LOCK does not hold back (MySQL, MariaDB): an INSERT, LOAD DATA
+    /// or single-table UPDATE / DELETE of one (whatever it reads), a multi-table
+    /// UPDATE / DELETE whose every table is one, TRUNCATE / ALTER / CREATE INDEX /
+    /// DROP INDEX of one, DROP TABLE of such tables only.
+    pub(crate) fn changes_only_temp(&self, stmt: &Stmt) -> bool {
+        if self.temp.is_empty() {
+            return false;
+        }
+        let temp = |t: &TableName| self.temp_table_of(t).is_some();
+        fn all_temp(f: &FromItem, temp: &dyn Fn(&TableName) -> bool) -> bool {
+            match f {
+                FromItem::Table { name, .. } => temp(name),
+                FromItem::Derived { .. } => false,
+                FromItem::Join { left, right, .. } => all_temp(left, temp) && all_temp(right, temp),
+            }
+        }
+        match stmt {
+            Stmt::Insert(i) => temp(&i.table),
+            Stmt::LoadData(ld) => temp(&ld.table),
+            Stmt::Update(u) => u.tables.iter().all(|f| all_temp(f, &temp)),
+            Stmt::Delete(d) => d.from.iter().all(|f| all_temp(f, &temp)),
+            Stmt::TruncateTable(t)
+            | Stmt::AlterTable { table: t, .. }
+            | Stmt::CreateIndex { table: t, .. }
+            | Stmt::DropIndex { table: t, .. } => temp(t),
+            Stmt::DropTable { names, .. } => names.iter().all(temp),
+            _ => false,
+        }
+    }
+
     /// 1137 when `stmt` names one of the session's temporary tables twice (FROM items,
     /// joins, subqueries, derived tables, UNION parts, INSERT's target and source), as
     /// MySQL 8.0 refuses it; the message names the first reference's alias.

@@ -16,7 +16,11 @@
 //! re-resolves transparently after DDL (the original held table locks instead). A
 //! write request takes a shared metadata lock on its table (kiln-sql's mdl.rs) until
 //! its batch ends, so a DDL waits for the batch's uncommitted writes instead of
-//! rebuilding the table without them.
+//! rebuilding the table without them; a batch's first write enters the write gate of
+//! FLUSH TABLES WITH READ LOCK (`rowapi::enter_write_gate`) until the batch ends, so
+//! writes wait while a SQL session holds the global read lock. Both waits end after
+//! min(lock_wait_timeout, handlersocket_timeout) with `1 1 146`, or at shutdown with
+//! `1 1 1317`.
 //!
 //! Reads for a modification are locking: candidates are found with a consistent scan,
 //! then each is X-locked and re-read at its latest version, and the filters are
@@ -115,6 +119,9 @@ pub struct ExecConfig {
     pub secret: Option<Vec<u8>>,
     /// The largest indexid a connection may open.
     pub max_index_id: u64,
+    /// Lock waits of writes end after this, when it is shorter than
+    /// `lock_wait_timeout` (`handlersocket_timeout`; None: no cap).
+    pub wait_cap: Option<std::time::Duration>,
 }
 
 pub struct Executor {
@@ -124,6 +131,9 @@ pub struct Executor {
     version: u64,
     tables: HashMap<(String, String), Arc<TableHandle>>,
     trx: Option<Trx>,
+    /// The batch entered the write gate of FLUSH TABLES WITH READ LOCK (its first
+    /// write did; it leaves after the commit).
+    gated: bool,
     /// Table ids locked by the current batch (for Hs_table_lock/unlock).
     locked: Vec<u64>,
     /// The batch's transaction was rolled back by the engine (deadlock): what the
@@ -154,6 +164,7 @@ impl Executor {
             version: u64::MAX,
             tables: HashMap::new(),
             trx: None,
+            gated: false,
             locked: Vec::new(),
             lost: false,
             batch_requests: 0,
@@ -229,7 +240,15 @@ impl Executor {
             _ => Ok(()),
         };
         rowapi::release_locks(&mut self.sess);
+        self.leave_gate();
         r
+    }
+
+    fn leave_gate(&mut self) {
+        if self.gated {
+            rowapi::exit_write_gate(&mut self.sess);
+            self.gated = false;
+        }
     }
 
     /// Abandons the batch (rolls its transaction back).
@@ -245,6 +264,7 @@ impl Executor {
             let _ = t.rollback();
         }
         rowapi::release_locks(&mut self.sess);
+        self.leave_gate();
     }
 
     fn trx(&mut self) -> Res<&mut Trx> {
@@ -396,9 +416,12 @@ impl Executor {
         }
     }
 
-    /// The resolved binding of `index_id`, re-resolved after DDL. A write first takes
-    /// a shared metadata lock on the table, held until the batch ends, so no DDL
-    /// changes the table under the batch's uncommitted writes.
+    /// The resolved binding of `index_id`, re-resolved after DDL. A write first
+    /// enters the write gate (it waits while a SQL session holds FLUSH TABLES WITH
+    /// READ LOCK), then takes a shared metadata lock on the table (it waits for a
+    /// DDL or LOCK TABLES on it), both held until the batch ends, so no DDL changes
+    /// the table under the batch's uncommitted writes and no global read lock is
+    /// granted while they are uncommitted.
     fn binding(&mut self, conn: &mut ConnState, index_id: u64, write: bool) -> Res<Arc<Resolved>> {
         let b = usize::try_from(index_id)
             .ok()
@@ -406,7 +429,11 @@ impl Executor {
             .and_then(|b| b.as_mut())
             .ok_or(err(2, "stmtnum"))?;
         if write && self.config.write {
-            rowapi::lock_table(&mut self.sess, &b.db, &b.table)?;
+            if !self.gated {
+                rowapi::enter_write_gate(&mut self.sess, self.config.wait_cap)?;
+                self.gated = true;
+            }
+            rowapi::lock_table(&mut self.sess, &b.db, &b.table, self.config.wait_cap)?;
             // A DDL may have finished before the lock was granted.
             self.refresh();
         }
