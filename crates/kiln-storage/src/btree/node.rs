@@ -483,8 +483,9 @@ pub fn has_room(p: &[u8], len: usize) -> bool {
 /// record i - 1, from the end of the page down. The records are read from a copy of
 /// the page on the stack (16 KiB; every thread that changes pages has at least the
 /// default 2 MiB stack), not gathered into one heap allocation per record as before:
-/// an update logged as remove + insert compacts often, and those allocations were a
-/// visible share of a write transaction's CPU. The layout is the same as before.
+/// an update that changes a record's length is logged as remove + insert and compacts
+/// often (same-length updates are overwritten in place since), and those allocations
+/// were a visible share of a write transaction's CPU. The layout is the same as before.
 fn compact(p: &mut [u8]) {
     assert_eq!(p.len(), PAGE_SIZE, "compact of a partial page");
     let n = n_slots(p);
