@@ -483,8 +483,9 @@ pub fn has_room(p: &[u8], len: usize) -> bool {
 /// record i - 1, from the end of the page down. The records are read from a copy of
 /// the page on the stack (16 KiB; every thread that changes pages has at least the
 /// default 2 MiB stack), not gathered into one heap allocation per record as before:
-/// an update logged as remove + insert compacts often, and those allocations were a
-/// visible share of a write transaction's CPU. The layout is the same as before.
+/// an update that changes a record's length is logged as remove + insert and compacts
+/// often (same-length updates are overwritten in place since), and those allocations
+/// were a visible share of a write transaction's CPU. The layout is the same as before.
 fn compact(p: &mut [u8]) {
     assert_eq!(p.len(), PAGE_SIZE, "compact of a partial page");
     let n = n_slots(p);
@@ -537,6 +538,86 @@ pub fn remove_at(p: &mut [u8], pos: usize) {
         set_heap_top(p, off + len);
     } else {
         put_u16(p, OFF_GARBAGE, (garbage(p) + len) as u16);
+    }
+}
+
+/// Removes slots [from, to), the last first: exactly `remove_at(to - 1)`, …,
+/// `remove_at(from)` (the redo ops `RemoveRange` and `Truncate`).
+pub fn remove_range(p: &mut [u8], from: usize, to: usize) {
+    assert!(
+        from <= to && to <= n_slots(p),
+        "remove_range outside the slots"
+    );
+    for i in (from..to).rev() {
+        remove_at(p, i);
+    }
+}
+
+/// The part of record `pos` that `overwrite_at` may change, as offsets in the record:
+/// a leaf record's stored bytes, an internal record's child. The rest (lengths, flags,
+/// key) frames the record and feeds the slot's prefix, so it never changes in place.
+pub fn value_span(p: &[u8], pos: usize) -> (usize, usize) {
+    let off = slot(p, pos);
+    if is_leaf(p) {
+        (
+            LEAF_HEADER + get_u16(p, off) as usize,
+            record_len_at(p, off),
+        )
+    } else {
+        (2, INTERNAL_HEADER)
+    }
+}
+
+/// Overwrites bytes [at, at + bytes.len()) of record `pos` in place (same length: the
+/// heap and the slots do not move). The span must lie in `value_span`.
+pub fn overwrite_at(p: &mut [u8], pos: usize, at: usize, bytes: &[u8]) {
+    assert!(pos < n_slots(p), "overwrite_at past the last slot");
+    let (lo, hi) = value_span(p, pos);
+    assert!(
+        lo <= at && at + bytes.len() <= hi,
+        "overwrite_at outside the record's value"
+    );
+    let off = slot(p, pos) + at;
+    p[off..off + bytes.len()].copy_from_slice(bytes);
+}
+
+/// How replacing record `pos` by `rec` (same key) can be done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replace {
+    /// `rec` is the record already there: nothing to do.
+    Same,
+    /// Only bytes [at, at + len) of the record differ, all inside its value:
+    /// `overwrite_at` with `rec[at..at + len]`.
+    InPlace { at: usize, len: usize },
+    /// Different length or framing: remove and insert.
+    Move,
+}
+
+/// Compares record `pos` with its replacement `rec`; the changed span is the smallest
+/// one covering every differing byte (one span: a deterministic choice that costs the
+/// unchanged bytes between two changes, never more than the whole value).
+pub fn replace_kind(p: &[u8], pos: usize, rec: &[u8]) -> Replace {
+    let old = record(p, pos);
+    if old.len() != rec.len() {
+        return Replace::Move;
+    }
+    let Some(first) = old.iter().zip(rec).position(|(a, b)| a != b) else {
+        return Replace::Same;
+    };
+    let last = old.len()
+        - old
+            .iter()
+            .rev()
+            .zip(rec.iter().rev())
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+    let (lo, hi) = value_span(p, pos);
+    if first < lo || last > hi {
+        return Replace::Move;
+    }
+    Replace::InPlace {
+        at: first,
+        len: last - first,
     }
 }
 

@@ -446,9 +446,32 @@ impl BTree {
                         Stored::Overflow { first_page, .. } => Some(first_page),
                         Stored::Inline(_) => None,
                     };
+                    let pos = i as u16;
+                    let replace = node::replace_kind(p, i, rec);
+                    if replace == node::Replace::Same {
+                        // Nothing changes, nothing is logged; an overflow chain it
+                        // references is the one it keeps.
+                        return Ok(mtr.commit());
+                    }
                     if node::free_bytes(p) + node::record(p, i).len() >= rec.len() {
-                        mtr.apply(s, Op::Remove { pos: i as u16 });
-                        mtr.apply(s, Op::Insert { pos: i as u16, rec });
+                        if let node::Replace::InPlace { at, len } = replace {
+                            // Same length, only the value changed: overwrite in place
+                            // and log just the changed bytes (an UPDATE of a few
+                            // columns logs those, the trx id and the roll pointer).
+                            let bytes = &rec[at..at + len];
+                            let at = at as u16;
+                            mtr.apply(
+                                s,
+                                Op::Overwrite {
+                                    pos,
+                                    off: at,
+                                    bytes,
+                                },
+                            );
+                        } else {
+                            mtr.apply(s, Op::Remove { pos });
+                            mtr.apply(s, Op::Insert { pos, rec });
+                        }
                         let lsn = mtr.commit();
                         if let Some(first) = old_chain {
                             blob::free(&self.pool, &self.log, &self.space, first)?;

@@ -75,7 +75,15 @@ const HEADER_BLOCK: u64 = 4096;
 const CKPT_OFF: [u64; 2] = [4096, 8192];
 const RING_OFF: u64 = 12288;
 const MAGIC: &[u8; 8] = b"KILNREDO";
-const FORMAT: u32 = 4; // 4: 10-byte B+tree slots (offset + 8-byte key prefix); 3: three doublewrite areas
+/// Format of a log this kiln writes. 5: redo ops `Overwrite` and `RemoveRange` (op
+/// codes 7 and 8); 4: 10-byte B+tree slots (offset + 8-byte key prefix); 3: three
+/// doublewrite areas.
+const FORMAT: u32 = 5;
+/// Oldest format this kiln reads: a format 4 log differs only in lacking ops 7 and 8,
+/// so it is recovered as is and `start_at` rewrites its header to `FORMAT` before
+/// anything is appended (a kiln that reads only format 4 then refuses the log instead
+/// of failing on an op it does not know).
+const FORMAT_OLDEST: u32 = 4;
 const CKPT_MAGIC: u32 = 0x4b43_4b50;
 const CKPT_LEN: usize = 36;
 /// Smallest ring (tests use small ones to exercise wrapping).
@@ -158,6 +166,17 @@ pub struct Checkpoint {
     pub gen_start: u64,
 }
 
+/// Writes the header block of a log in `FORMAT` with this capacity.
+fn write_header(file: &dyn DataFile, capacity: u64) -> io::Result<()> {
+    let mut h = vec![0u8; HEADER_BLOCK as usize];
+    h[..8].copy_from_slice(MAGIC);
+    h[8..12].copy_from_slice(&FORMAT.to_le_bytes());
+    h[12..20].copy_from_slice(&capacity.to_le_bytes());
+    let crc = crc32c::crc32c(&h[..20]);
+    h[20..24].copy_from_slice(&crc.to_le_bytes());
+    file.write_at(&h, 0)
+}
+
 fn ring_pos(capacity: u64, lsn: u64) -> u64 {
     RING_OFF + lsn % capacity
 }
@@ -175,13 +194,7 @@ impl Log {
             ));
         }
         file.set_len(RING_OFF + capacity)?;
-        let mut h = vec![0u8; HEADER_BLOCK as usize];
-        h[..8].copy_from_slice(MAGIC);
-        h[8..12].copy_from_slice(&FORMAT.to_le_bytes());
-        h[12..20].copy_from_slice(&capacity.to_le_bytes());
-        let crc = crc32c::crc32c(&h[..20]);
-        h[20..24].copy_from_slice(&crc.to_le_bytes());
-        file.write_at(&h, 0)?;
+        write_header(&*file, capacity)?;
         // The file is new (the caller created it), so the ring reads as zeroes: no
         // stale group can carry a matching LSN and checksum. (Not written out: the
         // file stays sparse until the ring fills.)
@@ -211,9 +224,9 @@ impl Log {
             return Err(LogError::Corrupt("header checksum mismatch".into()));
         }
         let format = u32::from_le_bytes(h[8..12].try_into().unwrap());
-        if format != FORMAT {
+        if !(FORMAT_OLDEST..=FORMAT).contains(&format) {
             return Err(LogError::Corrupt(format!(
-                "redo log format {format}, this kiln reads format {FORMAT}"
+                "redo log format {format}, this kiln reads formats {FORMAT_OLDEST} to {FORMAT}"
             )));
         }
         let capacity = u64::from_le_bytes(h[12..20].try_into().unwrap());
@@ -259,6 +272,14 @@ impl Log {
         end_lsn: u64,
     ) -> Result<Arc<Log>, LogError> {
         file.sync()?;
+        // An older format (`FORMAT_OLDEST`): from now on the log may hold records it
+        // lacks, so say so before the first of them (the header is rewritten whole;
+        // its meaningful 24 bytes lie in the first sector).
+        let mut f = [0u8; 4];
+        file.read_at(&mut f, 8)?;
+        if u32::from_le_bytes(f) != FORMAT {
+            write_header(&*file, capacity)?;
+        }
         let next = Checkpoint {
             number: ckpt.number + 1,
             lsn: ckpt.lsn,
@@ -750,6 +771,54 @@ mod tests {
         vfs.crash(CrashMode::DropUnsynced);
         let (_, groups) = scan_all(vfs.open(Path::new("/redo"), false).unwrap());
         assert_eq!(groups.len(), 1600);
+    }
+
+    /// A format 4 log (no ops 7 and 8) is read, and its header says `FORMAT` once a
+    /// run starts writing; formats outside [4, FORMAT] are refused with the reason.
+    #[test]
+    fn older_format_is_upgraded_at_start_and_others_refused() {
+        let set_format = |f: &Arc<dyn DataFile>, format: u32| {
+            let mut h = [0u8; 24];
+            f.read_at(&mut h, 0).unwrap();
+            h[8..12].copy_from_slice(&format.to_le_bytes());
+            let crc = crc32c::crc32c(&h[..20]);
+            h[20..24].copy_from_slice(&crc.to_le_bytes());
+            f.write_at(&h, 0).unwrap();
+        };
+        let format_of = |f: &Arc<dyn DataFile>| {
+            let mut b = [0u8; 4];
+            f.read_at(&mut b, 8).unwrap();
+            u32::from_le_bytes(b)
+        };
+        let vfs = MemVfs::new();
+        let f = vfs.open(Path::new("/redo"), true).unwrap();
+        let log = Log::create(f.clone(), CAPACITY_MIN).unwrap();
+        assert_eq!(format_of(&f), FORMAT);
+        let (_, end) = log.append(&[5u8; 40]);
+        log.flush_to(end).unwrap();
+        for bad in [FORMAT_OLDEST - 1, FORMAT + 1] {
+            set_format(&f, bad);
+            match Log::open(f.clone()) {
+                Err(LogError::Corrupt(why)) => assert!(why.contains(&format!("format {bad}"))),
+                other => panic!("format {bad} opened: {:?}", other.map(|_| ())),
+            }
+        }
+        set_format(&f, FORMAT_OLDEST);
+        let (cap, ck) = Log::open(f.clone()).unwrap();
+        let mut s = Scanner::new(f.clone(), cap, ck);
+        let g = s.next_group().unwrap().expect("the group of the old log");
+        assert_eq!(g.payload, vec![5u8; 40]);
+        assert_eq!(format_of(&f), FORMAT_OLDEST, "reading changes nothing");
+        let log = Log::start_at(f.clone(), cap, ck, s.lsn).unwrap();
+        assert_eq!(
+            format_of(&f),
+            FORMAT,
+            "upgraded before anything is appended"
+        );
+        let (_, end) = log.append(&[6u8; 10]);
+        log.flush_to(end).unwrap();
+        let (_, groups) = scan_all(f);
+        assert_eq!(groups.len(), 2);
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! op and appends its encoding) and in crash recovery (the decoded op is applied to
 //! the page read from disk). One function for both means recovery cannot drift from
 //! what the engine did. Ops are physiological: addressed to a page, and the node ops
-//! (`Insert`, `Remove`, `Truncate`) are deterministic functions of the page bytes, so
-//! replaying them on the page as of the previous LSN reproduces the page exactly.
+//! (`Insert`, `Remove`, `Truncate`, `Overwrite`, `RemoveRange`) are deterministic
+//! functions of the page bytes, so replaying them on the page as of the previous LSN
+//! reproduces the page exactly.
 //!
 //! Encoding (little-endian), one record:
 //!
@@ -17,6 +18,11 @@
 //!   4 Insert     pos u16 | len u16 | record  node::insert_at
 //!   5 Remove     pos u16                     node::remove_at
 //!   6 Truncate   from u16                    node: remove slots [from, n)
+//!   7 Overwrite  pos u16 | off u16 | len u16 | bytes
+//!                                            node::overwrite_at: bytes [off, off+len)
+//!                                            of slot pos's record, value part only
+//!   8 RemoveRange from u16 | to u16          node: remove slots [from, to), last first
+//!                                            (= Remove to-1, …, Remove from)
 //!  16 FileCreate (space, page_no = 0) path_len u16 | path   (not a page op)
 //!  17 FileDelete (space, page_no = 0) path_len u16 | path   (not a page op)
 //! ```
@@ -26,12 +32,40 @@ use crate::page::{self, PAGE_SIZE, PageId, PageType};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op<'a> {
-    Write { off: u16, bytes: &'a [u8] },
-    InitPage { ty: PageType },
-    InitNode { index_id: u64, level: u16 },
-    Insert { pos: u16, rec: &'a [u8] },
-    Remove { pos: u16 },
-    Truncate { from: u16 },
+    Write {
+        off: u16,
+        bytes: &'a [u8],
+    },
+    InitPage {
+        ty: PageType,
+    },
+    InitNode {
+        index_id: u64,
+        level: u16,
+    },
+    Insert {
+        pos: u16,
+        rec: &'a [u8],
+    },
+    Remove {
+        pos: u16,
+    },
+    Truncate {
+        from: u16,
+    },
+    /// Same-length change of record `pos` in place: its bytes [off, off + len) become
+    /// `bytes`. Only the value part (a leaf's stored bytes, an internal record's child)
+    /// may change, so the slot's key and prefix stay right.
+    Overwrite {
+        pos: u16,
+        off: u16,
+        bytes: &'a [u8],
+    },
+    /// Removes slots [from, to), from the last to the first.
+    RemoveRange {
+        from: u16,
+        to: u16,
+    },
 }
 
 const OP_WRITE: u8 = 1;
@@ -40,6 +74,8 @@ const OP_INIT_NODE: u8 = 3;
 const OP_INSERT: u8 = 4;
 const OP_REMOVE: u8 = 5;
 const OP_TRUNCATE: u8 = 6;
+const OP_OVERWRITE: u8 = 7;
+const OP_REMOVE_RANGE: u8 = 8;
 const OP_FILE_CREATE: u8 = 16;
 const OP_FILE_DELETE: u8 = 17;
 
@@ -78,11 +114,11 @@ pub fn apply(p: &mut [u8], id: PageId, op: &Op<'_>) {
         Op::InitNode { index_id, level } => node::init(p, id, index_id, level),
         Op::Insert { pos, rec } => node::insert_at(p, pos as usize, rec),
         Op::Remove { pos } => node::remove_at(p, pos as usize),
-        Op::Truncate { from } => {
-            for i in (from as usize..node::n_slots(p)).rev() {
-                node::remove_at(p, i);
-            }
+        Op::Truncate { from } => node::remove_range(p, from as usize, node::n_slots(p)),
+        Op::Overwrite { pos, off, bytes } => {
+            node::overwrite_at(p, pos as usize, off as usize, bytes)
         }
+        Op::RemoveRange { from, to } => node::remove_range(p, from as usize, to as usize),
     }
 }
 
@@ -91,7 +127,11 @@ pub fn apply(p: &mut [u8], id: PageId, op: &Op<'_>) {
 pub fn check(p: &[u8], op: &Op<'_>) -> Result<(), &'static str> {
     let node_op = matches!(
         op,
-        Op::Insert { .. } | Op::Remove { .. } | Op::Truncate { .. }
+        Op::Insert { .. }
+            | Op::Remove { .. }
+            | Op::Truncate { .. }
+            | Op::Overwrite { .. }
+            | Op::RemoveRange { .. }
     );
     if node_op && page::page_type(p) != Some(PageType::Index) {
         return Err("node op on a page that is not a B+tree node");
@@ -142,6 +182,19 @@ pub fn check(p: &[u8], op: &Op<'_>) -> Result<(), &'static str> {
         } => return Err("B+tree nodes are formatted by InitNode"),
         Op::Remove { pos } if pos as usize >= n => return Err("remove past the last slot"),
         Op::Truncate { from } if from as usize > n => return Err("truncate past the last slot"),
+        Op::RemoveRange { from, to } if from > to || to as usize > n => {
+            return Err("remove range outside the slots");
+        }
+        Op::Overwrite { pos, .. } if pos as usize >= n => {
+            return Err("overwrite past the last slot");
+        }
+        Op::Overwrite { pos, off, bytes } => {
+            let (lo, hi) = node::value_span(p, pos as usize);
+            let (a, b) = (off as usize, off as usize + bytes.len());
+            if a < lo || b > hi {
+                return Err("overwrite outside the record's value");
+            }
+        }
         _ => {}
     }
     Ok(())
@@ -183,6 +236,18 @@ pub fn encode(out: &mut Vec<u8>, id: PageId, op: &Op<'_>) {
         Op::Truncate { from } => {
             head(out, OP_TRUNCATE, id);
             out.extend_from_slice(&from.to_le_bytes());
+        }
+        Op::Overwrite { pos, off, bytes } => {
+            head(out, OP_OVERWRITE, id);
+            out.extend_from_slice(&pos.to_le_bytes());
+            out.extend_from_slice(&off.to_le_bytes());
+            out.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
+            out.extend_from_slice(bytes);
+        }
+        Op::RemoveRange { from, to } => {
+            head(out, OP_REMOVE_RANGE, id);
+            out.extend_from_slice(&from.to_le_bytes());
+            out.extend_from_slice(&to.to_le_bytes());
         }
     }
 }
@@ -292,6 +357,29 @@ pub fn decode(payload: &[u8]) -> Result<Vec<Record<'_>>, DecodeError> {
             }
             OP_REMOVE => Record::Page(id, Op::Remove { pos: r.u16()? }),
             OP_TRUNCATE => Record::Page(id, Op::Truncate { from: r.u16()? }),
+            OP_OVERWRITE => {
+                let pos = r.u16()?;
+                let off = r.u16()?;
+                let len = r.u16()? as usize;
+                if off as usize + len > node::RECORD_MAX {
+                    return Err(bad("overwrite past RECORD_MAX"));
+                }
+                Record::Page(
+                    id,
+                    Op::Overwrite {
+                        pos,
+                        off,
+                        bytes: r.take(len)?,
+                    },
+                )
+            }
+            OP_REMOVE_RANGE => {
+                let (from, to) = (r.u16()?, r.u16()?);
+                if from > to {
+                    return Err(bad("remove range ends before it starts"));
+                }
+                Record::Page(id, Op::RemoveRange { from, to })
+            }
             OP_FILE_CREATE | OP_FILE_DELETE => {
                 let len = r.u16()? as usize;
                 let path =
@@ -338,6 +426,12 @@ mod tests {
             },
             Op::Remove { pos: 1 },
             Op::Truncate { from: 5 },
+            Op::Overwrite {
+                pos: 4,
+                off: 11,
+                bytes: b"xyz",
+            },
+            Op::RemoveRange { from: 2, to: 6 },
         ];
         let mut b = Vec::new();
         for op in &ops {
@@ -368,6 +462,201 @@ mod tests {
             let _ = decode(&b[..cut]); // never panics
         }
         assert!(decode(&[99, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
+        let mut b = Vec::new();
+        encode(&mut b, id, &Op::RemoveRange { from: 3, to: 2 });
+        assert!(decode(&b).is_err(), "a range that ends before it starts");
+    }
+
+    /// Encoded sizes, as docs/redo-log.md gives them.
+    #[test]
+    fn encoded_sizes() {
+        let id = PageId::new(1, 2);
+        let len = |op: &Op<'_>| {
+            let mut b = Vec::new();
+            encode(&mut b, id, op);
+            b.len()
+        };
+        assert_eq!(len(&Op::Remove { pos: 0 }), 11);
+        assert_eq!(
+            len(&Op::Insert {
+                pos: 0,
+                rec: &[0; 100]
+            }),
+            113
+        );
+        let bytes = &[0; 20];
+        assert_eq!(
+            len(&Op::Overwrite {
+                pos: 0,
+                off: 7,
+                bytes
+            }),
+            35
+        );
+        assert_eq!(len(&Op::RemoveRange { from: 0, to: 9 }), 13);
+    }
+
+    /// A leaf (or internal node, for odd seeds) filled with random records, some
+    /// removed again so that the heap has garbage and holes.
+    fn random_node(seed: u64) -> Box<crate::page::PageBuf> {
+        let mut rng = crate::rng::Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut p = crate::page::PageBuf::zeroed();
+        let id = PageId::new(1, 2);
+        node::init(&mut p.0, id, 1, (seed % 2) as u16);
+        for _ in 0..400 {
+            let key = format!("{:06}", rng.below(100_000)).into_bytes();
+            let rec = if seed.is_multiple_of(2) {
+                let v = vec![rng.below(256) as u8; rng.below(200) as usize];
+                node::leaf_record(&key, node::Stored::Inline(&v))
+            } else {
+                node::internal_record(&key, rng.below(1000) as u32)
+            };
+            if let Err(i) = node::search(&p.0, &key)
+                && node::has_room(&p.0, rec.len())
+            {
+                apply(
+                    &mut p.0,
+                    id,
+                    &Op::Insert {
+                        pos: i as u16,
+                        rec: &rec,
+                    },
+                );
+            }
+            let n = node::n_slots(&p.0);
+            if n > 0 && rng.below(4) == 0 {
+                let pos = rng.below(n as u64) as u16;
+                apply(&mut p.0, id, &Op::Remove { pos });
+            }
+        }
+        p
+    }
+
+    fn copy(p: &crate::page::PageBuf) -> Box<crate::page::PageBuf> {
+        let mut b = crate::page::PageBuf::zeroed();
+        b.0.copy_from_slice(&p.0);
+        b
+    }
+
+    /// `RemoveRange { from, to }` leaves the page byte for byte as the `Remove`s it
+    /// replaces (`to - 1` down to `from`) do, on random pages and ranges, including
+    /// empty ones, ranges at either end and the whole node.
+    #[test]
+    fn remove_range_is_byte_identical_to_single_removes() {
+        let id = PageId::new(1, 2);
+        for seed in 0..200u64 {
+            let page = random_node(seed);
+            let n = node::n_slots(&page.0);
+            let mut rng = crate::rng::Rng(seed + 7);
+            let mut ranges = vec![(0, n), (0, 0), (n, n)];
+            for _ in 0..8 {
+                let a = rng.below(n as u64 + 1) as usize;
+                let b = a + rng.below((n - a) as u64 + 1) as usize;
+                ranges.push((a, b));
+            }
+            for (from, to) in ranges {
+                let (from, to) = (from as u16, to as u16);
+                let mut one = copy(&page);
+                let op = Op::RemoveRange { from, to };
+                assert!(check(&one.0, &op).is_ok());
+                apply(&mut one.0, id, &op);
+                let mut many = copy(&page);
+                for pos in (from..to).rev() {
+                    let op = Op::Remove { pos };
+                    assert!(check(&many.0, &op).is_ok());
+                    apply(&mut many.0, id, &op);
+                }
+                assert!(one.0 == many.0, "seed {seed}: [{from}, {to}) of {n}");
+                node::check(&one.0);
+            }
+            assert!(
+                check(
+                    &page.0,
+                    &Op::RemoveRange {
+                        from: 0,
+                        to: n as u16 + 1
+                    }
+                )
+                .is_err()
+            );
+        }
+    }
+
+    /// `replace_kind` + `Overwrite` give the page the new record where remove +
+    /// insert would, without moving anything else; framing changes are refused.
+    #[test]
+    fn overwrite_changes_only_the_value_span() {
+        let id = PageId::new(1, 2);
+        for seed in 0..100u64 {
+            let page = random_node(seed);
+            let n = node::n_slots(&page.0);
+            if n == 0 {
+                continue;
+            }
+            let mut rng = crate::rng::Rng(seed + 11);
+            let pos = rng.below(n as u64) as usize;
+            let old = node::record(&page.0, pos).to_vec();
+            let (lo, hi) = node::value_span(&page.0, pos);
+            let mut new = old.clone();
+            for _ in 0..rng.below(4) {
+                if lo < hi {
+                    let at = lo + rng.below((hi - lo) as u64) as usize;
+                    new[at] ^= 1 + rng.below(255) as u8;
+                }
+            }
+            let mut p = copy(&page);
+            match node::replace_kind(&p.0, pos, &new) {
+                node::Replace::Same => assert_eq!(new, old),
+                node::Replace::InPlace { at, len } => {
+                    assert!(lo <= at && at + len <= hi && len > 0);
+                    assert_eq!(new[..at], old[..at]);
+                    assert_eq!(new[at + len..], old[at + len..]);
+                    let op = Op::Overwrite {
+                        pos: pos as u16,
+                        off: at as u16,
+                        bytes: &new[at..at + len],
+                    };
+                    assert!(check(&p.0, &op).is_ok());
+                    apply(&mut p.0, id, &op);
+                    assert_eq!(node::record(&p.0, pos), &new[..]);
+                    let changed = (0..PAGE_SIZE).filter(|&i| p.0[i] != page.0[i]).count();
+                    assert!(changed <= len, "only the span changed");
+                    node::check(&p.0);
+                }
+                node::Replace::Move => panic!("a value change is done in place"),
+            }
+            // The key, the header and a longer record are not overwritten in place.
+            let mut key_changed = old.clone();
+            key_changed[lo - 1] ^= 1;
+            assert_eq!(
+                node::replace_kind(&page.0, pos, &key_changed),
+                node::Replace::Move
+            );
+            let mut longer = old.clone();
+            longer.push(0);
+            assert_eq!(
+                node::replace_kind(&page.0, pos, &longer),
+                node::Replace::Move
+            );
+            let op = Op::Overwrite {
+                pos: pos as u16,
+                off: (lo - 1) as u16,
+                bytes: &[0],
+            };
+            assert!(check(&page.0, &op).is_err(), "overwrite of the key");
+            let op = Op::Overwrite {
+                pos: pos as u16,
+                off: hi as u16,
+                bytes: &[0],
+            };
+            assert!(check(&page.0, &op).is_err(), "overwrite past the record");
+            let op = Op::Overwrite {
+                pos: n as u16,
+                off: lo as u16,
+                bytes: &[],
+            };
+            assert!(check(&page.0, &op).is_err(), "overwrite past the slots");
+        }
     }
 
     #[test]

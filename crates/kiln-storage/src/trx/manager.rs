@@ -535,11 +535,15 @@ impl TrxEngine {
         }
         // The log goes in one range delete, a leaf at a time (an insert-only
         // transaction's records have nothing else to purge: deleting them one by one
-        // was most of purge's work). A crash before the commit record goes repeats
-        // the purge of this transaction, which is idempotent: each step above checks
-        // that the entry is still this transaction's version before removing it.
-        rseg.delete_range(&from, &commit)?;
-        rseg.delete(&commit)?;
+        // was most of purge's work), the commit record included: it has the largest
+        // key of the transaction, so it goes last (with the records of the last leaf,
+        // in the same mini-transaction, or after them), not in a mini-transaction
+        // of its own. A crash before the commit record goes repeats the purge of this
+        // transaction, which is idempotent: each step above checks that the entry is
+        // still this transaction's version before removing it.
+        let mut past_commit = commit.to_vec();
+        past_commit.push(0); // undo keys have one length: the commit key's successor
+        rseg.delete_range(&from, &past_commit)?;
         self.stats.purged_trx.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }

@@ -79,10 +79,14 @@ impl BTree {
             }
         }
         let used_before = node::used_bytes(page);
-        // From the last to the first, so the positions still to remove do not move.
-        for pos in (first..end).rev() {
-            mtr.apply(s, Op::Remove { pos: pos as u16 });
-        }
+        // One record for the consecutive slots (removed from the last to the first).
+        mtr.apply(
+            s,
+            Op::RemoveRange {
+                from: first as u16,
+                to: end as u16,
+            },
+        );
         let (emptied, sparse) = self.leaf_shrunk(&mtr, s, used_before);
         mtr.commit();
         for first_page in chains {
