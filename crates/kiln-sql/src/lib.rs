@@ -32,6 +32,7 @@ mod session_acl;
 mod session_lock;
 mod session_mdl;
 mod session_point;
+mod session_routine;
 mod session_set;
 mod session_trx;
 pub mod show;

@@ -188,7 +188,7 @@ pub struct Session {
     diagnostics: Vec<Diagnostic>,
     diagnostics_total: usize,
     last_insert_id: u64,
-    row_count: i64,
+    pub(crate) row_count: i64,
     found_rows: u64,
     pub(crate) params: Vec<Value>,
     statement_time_micros: i64,
@@ -215,6 +215,14 @@ pub struct Session {
     /// Tables of the statements whose triggers are running, innermost last: a
     /// trigger's statement may not write them (1442; exec/trigger.rs).
     pub(crate) trigger_tables: Vec<(String, String)>,
+    /// The stored routines running, innermost last (routine/call.rs).
+    pub(crate) routine_stack: Vec<crate::routine::call::Running>,
+    /// Result sets a CALL's procedures produced, for the client before the CALL's
+    /// OK (session_routine.rs).
+    pub(crate) results: Vec<Rows>,
+    /// The client can take several result sets for one statement
+    /// (CLIENT_MULTI_RESULTS; a CALL of a procedure that has SELECTs needs it).
+    pub client_multi_results: bool,
     /// Session variables every statement consults, read once (dropped by any SET).
     pub(crate) var_cache: Option<VarCache>,
     /// The account's privileges as of `privs_generation` (see `Session::privileges`).
@@ -305,6 +313,9 @@ impl Session {
             statement_pending: false,
             trx_lent: false,
             trigger_tables: Vec::new(),
+            routine_stack: Vec::new(),
+            results: Vec::new(),
+            client_multi_results: true,
             var_cache: None,
             privs: None,
             privs_generation: 0,
@@ -485,6 +496,7 @@ impl Session {
         }
         self.statement_time_micros = kiln_common::time::unix_micros_now();
         self.statement_pending = true;
+        self.results.clear();
         let _ = self.cached_vars();
         if self.interrupt.load(Ordering::Relaxed) == INTERRUPT_QUERY {
             self.interrupt.store(INTERRUPT_NONE, Ordering::Relaxed);
@@ -699,6 +711,16 @@ impl Session {
             Stmt::Prepare { name, source } => self.sql_prepare(name, source),
             Stmt::Execute { name, using } => self.sql_execute(name, using, infile),
             Stmt::DeallocatePrepare(name) => self.sql_deallocate(name),
+            Stmt::CreateRoutine(cr) => crate::exec::routine::create_routine(self, cr),
+            Stmt::DropRoutine {
+                kind,
+                name,
+                if_exists,
+            } => crate::exec::routine::drop_routine(self, *kind, name, *if_exists),
+            Stmt::AlterRoutine { kind, name, chars } => {
+                crate::exec::routine::alter_routine(self, *kind, name, chars)
+            }
+            Stmt::Call { name, args } => crate::routine::call::call_statement(self, name, args),
             Stmt::Explain {
                 format,
                 analyze,
@@ -794,6 +816,9 @@ pub(crate) fn is_implicit_commit(stmt: &Stmt) -> bool {
             | Stmt::DropIndex { .. }
             | Stmt::AlterTable { .. }
             | Stmt::LockTables(_)
+            | Stmt::CreateRoutine(_)
+            | Stmt::DropRoutine { .. }
+            | Stmt::AlterRoutine { .. }
     ) || matches!(stmt, Stmt::CreateTable(ct) if !ct.temporary)
         || is_account_statement(stmt)
 }
@@ -819,6 +844,19 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
         Stmt::Prepare { .. } => "prepare_sql",
         Stmt::Execute { .. } => "execute_sql",
         Stmt::DeallocatePrepare(_) => "dealloc_sql",
+        Stmt::CreateRoutine(cr) => match cr.kind {
+            crate::routine::RoutineKind::Procedure => "create_procedure",
+            crate::routine::RoutineKind::Function => "create_spfunction",
+        },
+        Stmt::DropRoutine { kind, .. } => match kind {
+            crate::routine::RoutineKind::Procedure => "drop_procedure",
+            crate::routine::RoutineKind::Function => "drop_function",
+        },
+        Stmt::AlterRoutine { kind, .. } => match kind {
+            crate::routine::RoutineKind::Procedure => "alter_procedure",
+            crate::routine::RoutineKind::Function => "alter_function",
+        },
+        Stmt::Call { .. } => "call_procedure",
         Stmt::Do(_) => "do",
         Stmt::Set(_) | Stmt::SetCharset(_) | Stmt::SetTransaction { .. } => "set_option",
         Stmt::SetNames { .. } => "set_option",
@@ -843,6 +881,16 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
             ShowKind::Triggers { .. } => "show_triggers",
             ShowKind::TableStatus(_) => "show_table_status",
             ShowKind::EngineStatus => "show_engine_status",
+            ShowKind::CreateRoutine(crate::routine::RoutineKind::Procedure, _) => {
+                "show_create_proc"
+            }
+            ShowKind::CreateRoutine(crate::routine::RoutineKind::Function, _) => "show_create_func",
+            ShowKind::RoutineStatus(crate::routine::RoutineKind::Procedure) => {
+                "show_procedure_status"
+            }
+            ShowKind::RoutineStatus(crate::routine::RoutineKind::Function) => {
+                "show_function_status"
+            }
         },
         Stmt::Insert(i) if i.replace => {
             if matches!(i.source, InsertSource::Select(_)) {
@@ -906,6 +954,10 @@ impl Env for Session {
     /// A subquery outside any row (SET @@sql_mode = (SELECT …), DO (SELECT …)).
     fn subquery(&mut self, sel: &Select) -> Result<Rows> {
         crate::exec::select::run(self, sel)
+    }
+
+    fn stored_function(&mut self, name: &str, args: Vec<Value>) -> Option<Result<Value>> {
+        crate::routine::call::function(self, name, args)
     }
 
     fn param(&self, index: usize) -> Result<Value> {

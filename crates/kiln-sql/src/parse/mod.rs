@@ -26,6 +26,8 @@ mod grant;
 mod lock;
 mod prepare;
 mod routine;
+mod routine_decl;
+mod routine_def;
 mod select;
 mod set;
 mod special;
@@ -34,6 +36,7 @@ mod view;
 mod window;
 
 pub use routine::parse_body;
+pub use routine_def::parse_routine;
 
 const SYNTAX_PREFIX: &str = "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use";
 
