@@ -215,19 +215,33 @@ def test_alter_and_drop(kiln):
     assert run(c, "SELECT COUNT(*) FROM information_schema.ROUTINES") == ((0,),)
 
 
-def test_routines_survive_restart(kiln_factory):
+def test_routines_survive_restart_and_crash(kiln_factory):
     k = kiln_factory()
     c = setup(k)
     run(c, "CREATE PROCEDURE p(INOUT x INT) SET x = x + 1")
     run(c, "CREATE FUNCTION MixedCase(x INT) RETURNS INT RETURN x - 1")
+    run(c, "CREATE FUNCTION gone() RETURNS INT RETURN 0")
+    run(c, "DROP FUNCTION gone")
+    run(c, "ALTER PROCEDURE p COMMENT 'altered'")
     c.close()
-    k.stop()
-    k.start()
-    c = connect(k, database="rdb")
+    assert k.stop() == 0, k.diagnostics()
+    kiln_factory.servers.remove(k)
+    k2 = kiln_factory(datadir=k.datadir)
+    c = connect(k2, database="rdb")
     run(c, "SET @x = 1")
     sets(c, "CALL P(@x)")
     assert run(c, "SELECT @x, mixedcase(10)") == ((2, 9),)
     assert [r[1] for r in run(c, "SHOW FUNCTION STATUS")] == ["MixedCase"]
+    assert run(c, "SHOW PROCEDURE STATUS")[0][7] == "altered"
+    assert code(c, "SELECT gone()") == 1305
+    # A crash right after CREATE returned: the routine is there.
+    run(c, "CREATE PROCEDURE durable() INSERT INTO t VALUES (7, 'durable')")
+    k2.kill()
+    kiln_factory.servers.remove(k2)
+    k3 = kiln_factory(datadir=k.datadir)
+    c = connect(k3, database="rdb")
+    sets(c, "CALL durable()")
+    assert run(c, "SELECT v FROM t") == (("durable",),)
 
 
 # -- metadata and mysqldump -----------------------------------------------------------------
@@ -337,3 +351,384 @@ def test_dump_routines_restores_identically(kiln_factory):
                                  tcp=False)
     assert rc == 0, errtext
     assert out.split() == ["2", "-1", "two"]
+
+
+# -- compared with MariaDB 10.11 ----------------------------------------------------------
+
+DIFF = [
+    "CREATE DATABASE rdiff CHARACTER SET utf8mb4",
+    "USE rdiff",
+    "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20), n INT)",
+    "INSERT INTO t VALUES (1, 'one', 10), (2, 'two', 20), (3, 'three', 30)",
+    # IN / OUT / INOUT, result sets, a loop.
+    "CREATE PROCEDURE p_sum(IN lim INT, OUT total INT, INOUT calls INT) BEGIN "
+    "DECLARE i INT DEFAULT 0; SET total = 0; "
+    "WHILE i < lim DO SET i = i + 1; SET total = total + i; END WHILE; "
+    "SET calls = IFNULL(calls, 0) + 1; SELECT i, total; END",
+    "SET @calls = NULL",
+    "CALL p_sum(4, @tot, @calls)",
+    "CALL p_sum(10, @tot, @calls)",
+    "SELECT @tot, @calls",
+    # Cursor with a NOT FOUND handler.
+    "CREATE PROCEDURE p_cur(OUT s VARCHAR(200)) BEGIN "
+    "DECLARE done INT DEFAULT 0; DECLARE a INT; DECLARE b VARCHAR(20); "
+    "DECLARE c CURSOR FOR SELECT id, v FROM t ORDER BY id DESC; "
+    "DECLARE CONTINUE HANDLER FOR NOT FOUND SET done = 1; "
+    "SET s = ''; OPEN c; "
+    "rd: LOOP FETCH c INTO a, b; IF done THEN LEAVE rd; END IF; "
+    "SET s = CONCAT(s, a, ':', b, ';'); END LOOP; CLOSE c; END",
+    "CALL p_cur(@s)",
+    "SELECT @s",
+    # EXIT and CONTINUE handlers, by error number, SQLSTATE, condition name, class.
+    "CREATE PROCEDURE p_ins(IN i INT, OUT r VARCHAR(40)) BEGIN "
+    "DECLARE dup CONDITION FOR SQLSTATE '23000'; "
+    "DECLARE EXIT HANDLER FOR dup SET r = 'duplicate'; "
+    "DECLARE EXIT HANDLER FOR SQLEXCEPTION SET r = 'other'; "
+    "INSERT INTO t VALUES (i, 'new', 0); SET r = 'inserted'; END",
+    "CALL p_ins(1, @r)",
+    "SELECT @r",
+    "CALL p_ins(4, @r)",
+    "SELECT @r",
+    "CREATE PROCEDURE p_cont(OUT r VARCHAR(40)) BEGIN "
+    "DECLARE CONTINUE HANDLER FOR 1062 SET r = CONCAT(IFNULL(r, ''), 'd'); "
+    "DECLARE CONTINUE HANDLER FOR SQLSTATE '42S02' SET r = CONCAT(IFNULL(r, ''), 'm'); "
+    "INSERT INTO t VALUES (1, 'x', 0); SET r = CONCAT(r, '1'); "
+    "INSERT INTO missing VALUES (1); SET r = CONCAT(r, '2'); END",
+    "CALL p_cont(@r)",
+    "SELECT @r",
+    # The most specific handler wins; an inner block's handler first.
+    "CREATE PROCEDURE p_spec(OUT r VARCHAR(40)) BEGIN "
+    "DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET r = 'generic'; "
+    "DECLARE CONTINUE HANDLER FOR 1146 SET r = 'errno'; "
+    "BEGIN DECLARE CONTINUE HANDLER FOR SQLSTATE '42S02' SET r = 'inner'; "
+    "SELECT * FROM missing; END; END",
+    "CALL p_spec(@r)",
+    "SELECT @r",
+    # SIGNAL and RESIGNAL.
+    "CREATE PROCEDURE p_sig(IN k INT) BEGIN "
+    "DECLARE custom CONDITION FOR SQLSTATE '45001'; "
+    "IF k = 1 THEN SIGNAL custom SET MESSAGE_TEXT = 'custom one', MYSQL_ERRNO = 1701; END IF; "
+    "IF k = 2 THEN SIGNAL SQLSTATE '45000'; END IF; END",
+    "CALL p_sig(1)",
+    "CALL p_sig(2)",
+    "CALL p_sig(3)",
+    "CREATE PROCEDURE p_resig() BEGIN "
+    "DECLARE EXIT HANDLER FOR SQLEXCEPTION RESIGNAL SET MESSAGE_TEXT = 'wrapped'; "
+    "INSERT INTO t VALUES (1, 'x', 0); END",
+    "CALL p_resig()",
+    "CREATE PROCEDURE p_resig2() BEGIN "
+    "DECLARE EXIT HANDLER FOR SQLEXCEPTION RESIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 1702; "
+    "SELECT * FROM missing; END",
+    "CALL p_resig2()",
+    "CREATE PROCEDURE p_resig3() RESIGNAL",
+    "CALL p_resig3()",
+    # SELECT ... INTO of no row: a NOT FOUND warning a handler can take.
+    "CREATE PROCEDURE p_nf(OUT r INT) BEGIN "
+    "DECLARE CONTINUE HANDLER FOR NOT FOUND SET r = -1; "
+    "SELECT n INTO r FROM t WHERE id = 999; END",
+    "CALL p_nf(@r)",
+    "SELECT @r",
+    # FETCH past the end with no handler.
+    "CREATE PROCEDURE p_fetch() BEGIN DECLARE a INT; "
+    "DECLARE c CURSOR FOR SELECT id FROM t WHERE id = 1; "
+    "OPEN c; FETCH c INTO a; FETCH c INTO a; END",
+    "CALL p_fetch()",
+    "CREATE PROCEDURE p_open2() BEGIN DECLARE c CURSOR FOR SELECT 1; OPEN c; OPEN c; END",
+    "CALL p_open2()",
+    "CREATE PROCEDURE p_close() BEGIN DECLARE c CURSOR FOR SELECT 1; CLOSE c; END",
+    "CALL p_close()",
+    "CREATE PROCEDURE p_nvars() BEGIN DECLARE a INT; DECLARE c CURSOR FOR SELECT 1, 2; "
+    "OPEN c; FETCH c INTO a; END",
+    "CALL p_nvars()",
+    # Functions anywhere an expression is.
+    "CREATE FUNCTION f_add(a INT, b INT) RETURNS INT DETERMINISTIC RETURN a + b",
+    "CREATE FUNCTION f_name(i INT) RETURNS VARCHAR(30) READS SQL DATA BEGIN "
+    "DECLARE s VARCHAR(20) DEFAULT NULL; SELECT v INTO s FROM t WHERE id = i; "
+    "RETURN IFNULL(UPPER(s), 'none'); END",
+    "SELECT f_add(1, 2), f_add(NULL, 1), f_name(2), f_name(99)",
+    "SELECT id, f_name(id) FROM t WHERE f_add(id, 1) > 2 ORDER BY id",
+    "SELECT id FROM t WHERE n = f_add(10, 10)",
+    "INSERT INTO t VALUES (f_add(40, 2), f_name(3), f_add(1, 1))",
+    "SELECT * FROM t WHERE id = 42",
+    "UPDATE t SET n = f_add(n, 1) WHERE id = 42",
+    "SELECT n FROM t WHERE id = 42",
+    "SELECT COUNT(*), SUM(f_add(n, 0)) FROM t",
+    # A function whose body calls a procedure with an OUT local variable.
+    "CREATE PROCEDURE p_sq(IN a INT, OUT b INT) SET b = a * a",
+    "CREATE FUNCTION f_via(a INT) RETURNS INT BEGIN DECLARE r INT; CALL p_sq(a, r); "
+    "RETURN r; END",
+    "SELECT f_via(7)",
+    # A procedure calling another with local variables.
+    "CREATE PROCEDURE p_outer(OUT r INT) BEGIN DECLARE x INT DEFAULT 3; DECLARE y INT; "
+    "CALL p_sq(x, y); SET r = y + 1; END",
+    "CALL p_outer(@r)",
+    "SELECT @r",
+    # Conversions (strict mode).
+    "CREATE FUNCTION f_tiny(x TINYINT) RETURNS INT RETURN x",
+    "SELECT f_tiny(127)",
+    "SELECT f_tiny(128)",
+    "CREATE FUNCTION f_short() RETURNS CHAR(2) RETURN 'abc'",
+    "SELECT f_short()",
+    "CREATE FUNCTION f_dec(x DECIMAL(4,1)) RETURNS DECIMAL(5,2) RETURN x / 3",
+    "SELECT f_dec(10)",
+    # Errors.
+    "CREATE PROCEDURE p_sum() SELECT 1",
+    "CREATE FUNCTION f_add(a INT) RETURNS INT RETURN a",
+    "CALL nope()",
+    "SELECT nope_f(1)",
+    "CALL p_sq(1)",
+    "SELECT f_add(1)",
+    "CALL p_sq(1, 2)",
+    "CREATE FUNCTION f_noret() RETURNS INT BEGIN END",
+    "CREATE FUNCTION f_late(x INT) RETURNS INT BEGIN IF x > 0 THEN RETURN 1; END IF; END",
+    "SELECT f_late(0)",
+    "CREATE PROCEDURE p_ret() RETURN 1",
+    "CREATE FUNCTION f_sel() RETURNS INT BEGIN SELECT 1; RETURN 1; END",
+    "CREATE FUNCTION f_commit() RETURNS INT BEGIN COMMIT; RETURN 1; END",
+    "CREATE FUNCTION f_rec(n INT) RETURNS INT BEGIN IF n = 0 THEN RETURN 0; END IF; "
+    "RETURN f_rec(n - 1); END",
+    "SELECT f_rec(3)",
+    "CREATE PROCEDURE p_rec(IN n INT) BEGIN IF n > 0 THEN CALL p_rec(n - 1); END IF; END",
+    "CALL p_rec(0)",
+    "CALL p_rec(2)",
+    "SET max_sp_recursion_depth = 5",
+    "CALL p_rec(4)",
+    "CALL p_rec(6)",
+    "SET max_sp_recursion_depth = 0",
+    "CREATE PROCEDURE p_dup(a INT, a INT) SELECT 1",
+    "CREATE PROCEDURE p_undecl() OPEN nocur",
+    "CREATE PROCEDURE p_nocond() SIGNAL nocond",
+    "CREATE PROCEDURE p_order() BEGIN DECLARE c CURSOR FOR SELECT 1; DECLARE x INT; END",
+    "CREATE PROCEDURE p_label() l: LOOP ITERATE m; END LOOP",
+    "CREATE PROCEDURE p_use() USE rdiff",
+    # A function may not write a table the statement that called it uses (1442).
+    "CREATE TABLE wlog (x INT)",
+    "CREATE FUNCTION f_w(x INT) RETURNS INT MODIFIES SQL DATA BEGIN "
+    "INSERT INTO wlog VALUES (x); RETURN x; END",
+    "CREATE FUNCTION f_self(x INT) RETURNS INT MODIFIES SQL DATA BEGIN "
+    "UPDATE t SET n = n + 1 WHERE id = x; RETURN x; END",
+    "CREATE FUNCTION f_nest(x INT) RETURNS INT MODIFIES SQL DATA BEGIN "
+    "INSERT INTO wlog VALUES (f_w(x)); RETURN x; END",
+    "SELECT f_w(id) FROM t ORDER BY id",
+    "SELECT f_self(1)",
+    "SELECT n FROM t WHERE id = 1",
+    "UPDATE t SET n = f_self(id) WHERE id = 1",
+    "INSERT INTO wlog SELECT f_w(id) FROM t",
+    "SELECT f_self(id) FROM t",
+    "SELECT f_nest(1)",
+    "SELECT f_w(x) FROM wlog",
+    "SELECT COUNT(*) FROM wlog",
+    # Transactions in a procedure; each statement commits with autocommit.
+    "CREATE TABLE tx (id INT PRIMARY KEY)",
+    "CREATE PROCEDURE p_tx() BEGIN START TRANSACTION; INSERT INTO tx VALUES (1); ROLLBACK; "
+    "INSERT INTO tx VALUES (2); START TRANSACTION; INSERT INTO tx VALUES (3); COMMIT; END",
+    "CALL p_tx()",
+    "SELECT * FROM tx ORDER BY id",
+    "CREATE PROCEDURE p_half() BEGIN INSERT INTO tx VALUES (10); INSERT INTO tx VALUES (2); END",
+    "CALL p_half()",
+    "SELECT * FROM tx ORDER BY id",
+    # DDL in a procedure.
+    "CREATE PROCEDURE p_ddl() BEGIN CREATE TABLE made (x INT); INSERT INTO made VALUES (1); "
+    "SELECT * FROM made; DROP TABLE made; END",
+    "CALL p_ddl()",
+    # ALTER / DROP and metadata.
+    "ALTER PROCEDURE p_sum COMMENT 'sums' SQL SECURITY INVOKER",
+    "SELECT ROUTINE_NAME, ROUTINE_TYPE, IS_DETERMINISTIC, SQL_DATA_ACCESS, SECURITY_TYPE, "
+    "ROUTINE_COMMENT FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'rdiff' "
+    "AND ROUTINE_NAME IN ('p_sum', 'f_add', 'f_name') ORDER BY ROUTINE_NAME",
+    "SELECT SPECIFIC_NAME, ORDINAL_POSITION, PARAMETER_MODE, PARAMETER_NAME, DATA_TYPE, "
+    "CHARACTER_MAXIMUM_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE FROM "
+    "information_schema.PARAMETERS WHERE SPECIFIC_SCHEMA = 'rdiff' "
+    "AND SPECIFIC_NAME IN ('p_sum', 'f_name', 'f_dec') ORDER BY SPECIFIC_NAME, ORDINAL_POSITION",
+    "SHOW PROCEDURE STATUS LIKE 'p_su%'",
+    "SHOW FUNCTION STATUS WHERE Name = 'f_add'",
+    "DROP PROCEDURE p_sum",
+    "DROP PROCEDURE p_sum",
+    "DROP FUNCTION IF EXISTS f_gone",
+    "CALL p_sum(1, @a, @b)",
+]
+
+
+def outcome(c, sql):
+    try:
+        got, affected = sets(c, sql)
+        return ("ok", tuple(got))
+    except pymysql.err.MySQLError as e:
+        return ("error", e.args[0])
+
+
+def comparable(sql, o):
+    """Drops what depends on the server rather than on the semantics: SHOW ... STATUS's
+    dates, definer and character set columns."""
+    if o[0] == "ok" and sql.startswith("SHOW") and o[1]:
+        return ("ok", tuple(tuple(r[:3] + r[6:8] for r in s) for s in o[1]))
+    return o
+
+
+def test_routines_like_mariadb(kiln):
+    m = start_private_mariadb(prefix="kiln-sp-")
+    try:
+        k = connect(kiln)
+        mc = m.connect(client_flag=CLIENT.MULTI_RESULTS | CLIENT.MULTI_STATEMENTS)
+        diffs = []
+        for sql in DIFF:
+            a, b = comparable(sql, outcome(k, sql)), comparable(sql, outcome(mc, sql))
+            if a != b:
+                diffs.append(f"{sql}\n  kiln:    {a}\n  mariadb: {b}")
+        assert not diffs, "\n".join(diffs)
+    finally:
+        m.cleanup()
+
+
+# -- protocol ---------------------------------------------------------------------------------
+
+
+def query_raw(sock, sql):
+    """Sends a COM_QUERY; returns the packets of its answer up to the last one (an OK /
+    EOF without SERVER_MORE_RESULTS_EXISTS, or an ERR): [(kind, payload)]."""
+    rawproto.write_packet(sock, 0, bytes([rawproto.COM_QUERY]) + sql.encode())
+    out = []
+    while True:
+        _, p = rawproto.read_packet(sock)
+        if p[0] == 0xFF:
+            out.append(("err", rawproto.parse_err(p)))
+            return out
+        if p[0] == 0x00:
+            status = struct.unpack_from("<H", p, 1 + lenenc_len(p, 1) + lenenc_len(p, 1 + lenenc_len(p, 1)))[0]
+            out.append(("ok", status))
+            if not status & 0x0008:
+                return out
+            continue
+        # A result set: column count, definitions, EOF, rows, EOF.
+        eofs = 0
+        while eofs < 2:
+            _, q = rawproto.read_packet(sock)
+            if q[0] == 0xFE and len(q) < 9:
+                eofs += 1
+                if eofs == 2:
+                    status = struct.unpack_from("<H", q, 3)[0]
+                    out.append(("rows", status))
+                    if not status & 0x0008:
+                        return out
+
+
+def lenenc_len(p, at):
+    b = p[at]
+    return 1 if b < 0xFB else {0xFC: 3, 0xFD: 4, 0xFE: 9}[b]
+
+
+def test_multi_results_protocol_and_1312(kiln):
+    c = setup(kiln)
+    run(c, "CREATE PROCEDURE two() BEGIN SELECT 1; SELECT 2; END")
+    run(c, "CREATE PROCEDURE quiet(OUT x INT) SET x = 5")
+    caps = rawproto.LOGIN_CAPS | 0x20000  # CLIENT_MULTI_RESULTS
+    s = rawproto.login_root(kiln.port, caps=caps)
+    got = query_raw(s, "CALL rdb.two()")
+    # Each result set ends flagged "more results"; the CALL's OK ends the answer.
+    assert [k for k, _ in got] == ["rows", "rows", "ok"]
+    assert all(st & 0x0008 for _, st in got[:2]) and not got[2][1] & 0x0008
+    s.close()
+    s = rawproto.login_root(kiln.port)  # no CLIENT_MULTI_RESULTS
+    assert query_raw(s, "CALL rdb.two()") == [
+        ("err", (1312, "0A000", "PROCEDURE rdb.two can't return a result set in the given context"))]
+    # A procedure without result sets needs no CLIENT_MULTI_RESULTS.
+    assert [k for k, _ in query_raw(s, "CALL rdb.quiet(@x)")] == ["ok"]
+    s.close()
+    # An error after a result set: the rows come first, then the ERR.
+    run(c, "CREATE PROCEDURE half() BEGIN SELECT 1; SELECT * FROM missing; END")
+    s = rawproto.login_root(kiln.port, caps=caps)
+    got = query_raw(s, "CALL rdb.half()")
+    assert got[0][0] == "rows" and got[1][0] == "err" and got[1][1][0] == 1146
+    s.close()
+
+
+def test_prepared_call(kiln):
+    mysql_connector = pytest.importorskip("mysql.connector")
+    c = setup(kiln)
+    run(c, "CREATE PROCEDURE ins(IN a INT, IN b VARCHAR(20)) INSERT INTO t VALUES (a, b)")
+    run(c, "CREATE PROCEDURE dbl(IN a INT) SELECT a * 2 AS d")
+    run(c, "CREATE PROCEDURE out1(OUT a INT) SET a = 1")
+    mc = mysql_connector.connect(host="127.0.0.1", port=kiln.port, user="root",
+                                 database="rdb", autocommit=True)
+    try:
+        cur = mc.cursor(prepared=True)
+        cur.execute("CALL ins(?, ?)", (5, "five"))
+        cur.execute("CALL dbl(?)", (21,))
+        assert cur.fetchall() == [(42,)]
+        cur.nextset()  # the CALL's own OK
+        # OUT parameters of a prepared CALL are not sent back (a documented gap):
+        # `?` is not a variable.
+        with pytest.raises(mysql_connector.Error) as e:
+            cur.execute("CALL out1(?)", (1,))
+        assert e.value.errno == 1414
+    finally:
+        mc.close()
+    assert run(c, "SELECT v FROM t WHERE id = 5") == (("five",),)
+    # PREPARE / EXECUTE in SQL, with OUT through a user variable.
+    run(c, "PREPARE s FROM 'CALL out1(@o)'")
+    run(c, "EXECUTE s")
+    assert run(c, "SELECT @o") == ((1,),)
+
+
+# -- privileges -----------------------------------------------------------------------------
+
+
+def test_privileges_and_sql_security(kiln):
+    c = setup(kiln)
+    run(c, "CREATE TABLE secret (x INT)")
+    run(c, "INSERT INTO secret VALUES (42)")
+    run(c, "CREATE PROCEDURE peek() SELECT x FROM secret")
+    run(c, "CREATE PROCEDURE peek_inv() SQL SECURITY INVOKER SELECT x FROM secret")
+    run(c, "CREATE FUNCTION who() RETURNS VARCHAR(80) RETURN CURRENT_USER()")
+    run(c, "CREATE FUNCTION who_inv() RETURNS VARCHAR(80) SQL SECURITY INVOKER "
+           "RETURN CURRENT_USER()")
+    run(c, "CREATE USER maker@'%', caller@'%'")
+    run(c, "GRANT SELECT ON rdb.t TO maker@'%'")
+    m = connect(kiln, user="maker", database="rdb")
+    assert err(m, "CREATE PROCEDURE mine() SELECT 1") == (
+        1044, "Access denied for user 'maker'@'%' to database 'rdb'")
+    run(c, "GRANT CREATE ROUTINE ON rdb.* TO maker@'%'")
+    run(m, "CREATE PROCEDURE mine() SELECT CURRENT_USER()")
+    # The creator may run, alter and drop its routine (automatic_sp_privileges).
+    assert sets(m, "CALL mine()")[0] == [(("maker@%",),)]
+    run(m, "ALTER PROCEDURE mine COMMENT 'mine'")
+    # ... others need EXECUTE / ALTER ROUTINE.
+    k = connect(kiln, user="caller")
+    assert err(k, "CALL rdb.mine()") == (
+        1370, "execute command denied to user 'caller'@'localhost' for routine 'rdb.mine'")
+    assert err(k, "SELECT rdb.who()") == (
+        1370, "execute command denied to user 'caller'@'localhost' for routine 'rdb.who'")
+    assert code(m, "CALL peek()") == 1370
+    assert code(m, "DROP PROCEDURE peek") == 1370
+    run(c, "GRANT EXECUTE ON rdb.* TO caller@'%'")
+    # SQL SECURITY DEFINER runs as the definer; INVOKER as the caller.
+    assert sets(k, "CALL rdb.peek()")[0] == [((42,),)]
+    assert code(k, "CALL rdb.peek_inv()") == 1142
+    assert run(k, "SELECT rdb.who(), rdb.who_inv()") == (("root@localhost", "caller@%"),)
+    # Who sees what: SHOW CREATE's text only for the definer (NULL otherwise).
+    assert run(k, "SHOW CREATE PROCEDURE rdb.peek")[0][2] is None
+    assert run(m, "SHOW CREATE PROCEDURE mine")[0][2].startswith("CREATE DEFINER=`maker`@`%`")
+    names = [r[3] for r in run(k, "SELECT * FROM information_schema.ROUTINES "
+                                  "ORDER BY ROUTINE_NAME")]
+    assert names == ["mine", "peek", "peek_inv", "who", "who_inv"]
+    assert run(m, "SHOW CREATE FUNCTION rdb.who")[0][2] is None
+    # No privilege at all on the routine: it does not exist for the account.
+    run(c, "CREATE USER nobody@'%'")
+    assert err(connect(kiln, user="nobody"), "SHOW CREATE PROCEDURE rdb.peek") == (
+        1305, "PROCEDURE peek does not exist")
+    assert run(connect(kiln, user="nobody"), "SHOW PROCEDURE STATUS") == ()
+    run(m, "DROP PROCEDURE mine")
+    # DEFINER naming another account needs SUPER.
+    assert code(m, "CREATE DEFINER = root@localhost PROCEDURE x() SELECT 1") == 1227
+    # A definer that no longer exists: 1449.
+    run(c, "CREATE DEFINER = maker@'%' PROCEDURE orphan() SELECT 1")
+    run(c, "DROP USER maker@'%'")
+    assert code(c, "CALL orphan()") == 1449
+    # With automatic_sp_privileges OFF the creator gets nothing.
+    run(c, "SET GLOBAL automatic_sp_privileges = OFF")
+    run(c, "CREATE USER mk2@'%'")
+    run(c, "GRANT CREATE ROUTINE ON rdb.* TO mk2@'%'")
+    m2 = connect(kiln, user="mk2", database="rdb")
+    run(m2, "CREATE PROCEDURE nogrant() SELECT 1")
+    assert code(m2, "CALL nogrant()") == 1370
+    run(c, "SET GLOBAL automatic_sp_privileges = ON")

@@ -215,6 +215,10 @@ pub struct Session {
     /// Tables of the statements whose triggers are running, innermost last: a
     /// trigger's statement may not write them (1442; exec/trigger.rs).
     pub(crate) trigger_tables: Vec<(String, String)>,
+    /// Tables of the statements running that may call stored functions, innermost
+    /// last: a function's statement may not write them either (1442; only kept
+    /// while stored functions exist, session_routine.rs).
+    pub(crate) statement_tables: Vec<(String, String)>,
     /// The stored routines running, innermost last (routine/call.rs).
     pub(crate) routine_stack: Vec<crate::routine::call::Running>,
     /// Result sets a CALL's procedures produced, for the client before the CALL's
@@ -313,6 +317,7 @@ impl Session {
             statement_pending: false,
             trx_lent: false,
             trigger_tables: Vec::new(),
+            statement_tables: Vec::new(),
             routine_stack: Vec::new(),
             results: Vec::new(),
             client_multi_results: true,
@@ -565,7 +570,9 @@ impl Session {
             self.check_locked(stmt)?;
         }
         let gated = self.gated(stmt) && self.enter_gate(stmt)?;
+        let mark = self.note_statement_tables(stmt);
         let r = self.dispatch_checked(stmt, infile);
+        self.statement_tables.truncate(mark);
         if gated {
             self.gate.exit();
         }

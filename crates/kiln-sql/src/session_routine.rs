@@ -34,6 +34,38 @@ impl Session {
         Ok(())
     }
 
+    /// While stored functions exist: pushes the tables `stmt` uses (a function it
+    /// calls may not write them, 1442). Returns the mark to truncate back to.
+    pub(crate) fn note_statement_tables(&mut self, stmt: &crate::ast::Stmt) -> usize {
+        use crate::ast::Stmt;
+        let mark = self.statement_tables.len();
+        if crate::routine::names::any()
+            && matches!(
+                stmt,
+                Stmt::Select(_)
+                    | Stmt::Insert(_)
+                    | Stmt::Update(_)
+                    | Stmt::Delete(_)
+                    | Stmt::Do(_)
+                    | Stmt::Set(_)
+            )
+            && let Ok(uses) = crate::privcheck::table_uses(self, stmt)
+        {
+            self.statement_tables
+                .extend(uses.into_iter().map(|u| (u.db, u.table)));
+        }
+        mark
+    }
+
+    /// Whether table `schema.name` is used by a statement (or a trigger's table) that
+    /// a running stored function or trigger was invoked by.
+    pub(crate) fn used_by_invoker(&self, schema: &str, name: &str) -> bool {
+        self.trigger_tables
+            .iter()
+            .chain(self.statement_tables.iter())
+            .any(|(a, b)| a == schema && b.eq_ignore_ascii_case(name))
+    }
+
     /// ROW_COUNT() as a body's statement left it.
     pub(crate) fn set_row_count(&mut self, n: i64) {
         self.row_count = n;

@@ -730,17 +730,20 @@ fn run_sql(sess: &mut Session, stmt: &Stmt) -> Result<Outcome> {
     let expanded = crate::exec::view::expand(sess, stmt)?;
     let stmt = expanded.as_ref().unwrap_or(stmt);
     for (s, t) in written_tables(sess, stmt) {
-        if sess
-            .trigger_tables
-            .iter()
-            .any(|(a, b)| *a == s && b.eq_ignore_ascii_case(&t))
-        {
+        if sess.used_by_invoker(&s, &t) {
             return Err(KilnError::new(
                 ErrorKind::ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG,
                 &[&t],
             ));
         }
     }
+    let mark = sess.note_statement_tables(stmt);
+    let r = run_data_statement(sess, stmt);
+    sess.statement_tables.truncate(mark);
+    r
+}
+
+fn run_data_statement(sess: &mut Session, stmt: &Stmt) -> Result<Outcome> {
     match stmt {
         Stmt::Insert(i) => crate::exec::dml::insert(sess, i),
         Stmt::Update(u) => crate::exec::dml::update(sess, u),

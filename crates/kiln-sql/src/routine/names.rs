@@ -38,6 +38,11 @@ pub fn note(name: &str) {
     ANY.store(true, Ordering::Relaxed);
 }
 
+/// Whether any stored function may exist (one relaxed load).
+pub fn any() -> bool {
+    ANY.load(Ordering::Relaxed)
+}
+
 /// Whether a call of `name` (lower-case, as `Expr::Func` holds it) may be a stored
 /// function's.
 pub fn may_be_stored(name: &str) -> bool {
