@@ -448,6 +448,14 @@ impl Session {
         self.push_diagnostic(Level::Error, e.code, e.message.clone());
     }
 
+    /// Drops diagnostic `i` (a condition a stored program's handler took).
+    pub(crate) fn remove_diagnostic(&mut self, i: usize) {
+        if i < self.diagnostics.len() {
+            self.diagnostics.remove(i);
+            self.diagnostics_total = self.diagnostics_total.saturating_sub(1);
+        }
+    }
+
     pub(crate) fn push_diagnostic(&mut self, level: Level, code: u16, message: String) {
         self.diagnostics_total += 1;
         if self.diagnostics.len() < DIAGNOSTICS_MAX {

@@ -345,6 +345,9 @@ fn where_matches(s: &mut Session, e: &Expr, names: &[String], row: &[Value]) -> 
         fn warn(&mut self, level: Level, code: u16, message: String) {
             self.s.warn(level, code, message)
         }
+        fn stored_function(&mut self, name: &str, args: Vec<Value>) -> Option<Result<Value>> {
+            self.s.stored_function(name, args)
+        }
         fn connection_id(&self) -> u64 {
             self.s.connection_id
         }

@@ -93,7 +93,8 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// `OPEN c`, `CLOSE c`, `FETCH [[NEXT] FROM] c INTO var [, var] ...`.
+    /// `OPEN c`, `CLOSE c`, `FETCH [[NEXT] FROM] c INTO var [, var] ...` (local
+    /// variables).
     pub(super) fn cursor_stmt(&mut self, w: &str) -> Result<RStmt> {
         self.bump();
         match w {
@@ -107,20 +108,10 @@ impl<'a> Parser<'a> {
                 }
                 let cursor = self.ident()?;
                 self.expect_kw("INTO")?;
-                let mut targets = Vec::new();
-                loop {
-                    let t = match &self.peek().tok {
-                        Tok::UserVar(n) => {
-                            let n = n.to_string();
-                            self.bump();
-                            Target::User(n)
-                        }
-                        _ => Target::Local(self.ident()?),
-                    };
-                    targets.push(t);
-                    if !self.eat_op(",") {
-                        break;
-                    }
+                // Local variables only (a user variable is a syntax error, as MySQL).
+                let mut targets = vec![Target::Local(self.ident()?)];
+                while self.eat_op(",") {
+                    targets.push(Target::Local(self.ident()?));
                 }
                 Ok(RStmt::Fetch { cursor, targets })
             }

@@ -265,7 +265,11 @@ pub(crate) fn procedure(
 pub fn function(sess: &mut Session, name: &str, args: Vec<Value>) -> Option<Result<Value>> {
     let (schema, fname) = match name.split_once('.') {
         Some((db, f)) => (db.to_string(), f),
-        None => (sess.database.clone()?, name),
+        // An unknown function with no default database: 1046, as MySQL.
+        None => match sess.database.clone() {
+            Some(db) => (db, name),
+            None => return Some(Err(ErrorKind::ER_NO_DB_ERROR.into())),
+        },
     };
     let r = match lookup(sess, &schema, RoutineKind::Function, fname) {
         Ok(Some(r)) => r,

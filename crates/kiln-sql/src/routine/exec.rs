@@ -271,7 +271,10 @@ impl<'b> Cx<'_, '_, '_, 'b> {
                         self.statement_done()?;
                     }
                     match self.warning_condition(mark) {
-                        Some(c) => c,
+                        Some((c, at)) => {
+                            self.sess.remove_diagnostic(at);
+                            c
+                        }
                         None => continue,
                     }
                 }
@@ -294,7 +297,9 @@ impl<'b> Cx<'_, '_, '_, 'b> {
     /// After a statement of a procedure run as a statement: with autocommit its
     /// transaction commits (MySQL commits each statement of a procedure).
     fn statement_done(&mut self) -> Result<()> {
-        self.sess.end_statement(Ok(Outcome::ok())).map(drop)
+        self.sess.end_statement(Ok(Outcome::ok()))?;
+        self.sess.release_mdl_if_idle();
+        Ok(())
     }
 
     fn block(&mut self, label: Option<&str>, body: &'b [RStmt]) -> Result<Flow> {

@@ -137,13 +137,14 @@ impl<'b> Cx<'_, '_, '_, 'b> {
     }
 
     /// The first warning (or NOT FOUND) condition among the diagnostics a statement
-    /// added after `mark` that a handler in scope takes.
-    pub(super) fn warning_condition(&self, mark: usize) -> Option<Cond> {
+    /// added after `mark` that a handler in scope takes, with its index (a handled
+    /// condition leaves the diagnostics, as in MySQL).
+    pub(super) fn warning_condition(&self, mark: usize) -> Option<(Cond, usize)> {
         if self.frame.handlers.is_empty() {
             return None;
         }
         let diags = self.sess.diagnostics();
-        for d in diags.get(mark..).unwrap_or_default() {
+        for (i, d) in diags.get(mark..).unwrap_or_default().iter().enumerate() {
             if d.level != Level::Warning {
                 continue;
             }
@@ -163,7 +164,7 @@ impl<'b> Cx<'_, '_, '_, 'b> {
                 error: false,
             };
             if self.find_handler(&c).is_some() {
-                return Some(c);
+                return Some((c, mark + i));
             }
         }
         None
@@ -219,10 +220,12 @@ impl<'b> Cx<'_, '_, '_, 'b> {
                 self.escape_mask = Some(first);
                 Err(e)
             }
-            Ok(Flow::Next) | Ok(Flow::Exit(_)) => Ok(match action {
+            Ok(Flow::Next) => Ok(match action {
                 HandlerAction::Continue => Flow::Next,
                 HandlerAction::Exit => Flow::Exit(level),
             }),
+            // An EXIT of a handler outside this one (it took an error of this body),
+            // a RETURN, a LEAVE: as they are.
             Ok(other) => Ok(other),
         }
     }
