@@ -827,3 +827,33 @@ def test_privileges_and_sql_security(kiln):
     run(m2, "CREATE PROCEDURE nogrant() SELECT 1")
     assert code(m2, "CALL nogrant()") == 1370
     run(c, "SET GLOBAL automatic_sp_privileges = ON")
+
+
+def test_kill_query_stops_a_running_procedure(kiln):
+    import threading
+
+    c = setup(kiln)
+    run(c, "CREATE PROCEDURE spin() BEGIN DECLARE i INT DEFAULT 0; "
+           "WHILE i < 1000000 DO DO SLEEP(0.01); SET i = i + 1; END WHILE; END")
+    victim = connect(kiln, database="rdb")
+    vid = run(victim, "SELECT CONNECTION_ID()")[0][0]
+    result = {}
+
+    def call():
+        try:
+            sets(victim, "CALL spin()")
+            result["r"] = "finished"
+        except pymysql.err.MySQLError as e:
+            result["r"] = e.args[0]
+
+    t = threading.Thread(target=call)
+    t.start()
+    while not any(r[0] == vid and (r[7] or "").startswith("CALL spin")
+                  for r in run(c, "SHOW FULL PROCESSLIST")):
+        assert t.is_alive()
+    run(c, f"KILL QUERY {vid}")
+    t.join(60)
+    assert not t.is_alive()
+    assert result["r"] == 1317
+    # The connection goes on.
+    assert run(victim, "SELECT 1") == ((1,),)
