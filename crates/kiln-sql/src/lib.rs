@@ -29,6 +29,7 @@ pub mod rowapi;
 pub mod rowfmt;
 pub mod session;
 mod session_acl;
+mod session_com;
 mod session_lock;
 mod session_mdl;
 mod session_point;
