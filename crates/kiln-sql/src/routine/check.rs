@@ -122,31 +122,12 @@ pub fn statement_allowed(stmt: &Stmt, ctx: Context) -> Option<KilnError> {
                 &[&"Dynamic SQL"],
             ))
         }
-        Stmt::Begin { .. }
-        | Stmt::Commit
-        | Stmt::Rollback
-        | Stmt::CreateDatabase { .. }
-        | Stmt::DropDatabase { .. }
-        | Stmt::CreateTable(_)
-        | Stmt::DropTable { .. }
-        | Stmt::TruncateTable(_)
-        | Stmt::CreateView(_)
-        | Stmt::DropView { .. }
-        | Stmt::RenameTable(_)
-        | Stmt::CreateIndex { .. }
-        | Stmt::DropIndex { .. }
-        | Stmt::AlterTable { .. }
-        | Stmt::DropTrigger { .. }
-        | Stmt::TableMaintenance { .. }
-        | Stmt::FlushTablesWithReadLock(_)
-        | Stmt::CreateUser { .. }
-        | Stmt::AlterUser { .. }
-        | Stmt::DropUser { .. }
-        | Stmt::RenameUser(_)
-        | Stmt::Grant(_)
-        | Stmt::Revoke(_)
-        | Stmt::RevokeAll(_)
-        | Stmt::SetPassword { .. } => Some(ErrorKind::ER_COMMIT_NOT_ALLOWED_IN_SF_OR_TRG.into()),
+        Stmt::Begin { .. } | Stmt::Commit | Stmt::Rollback | Stmt::FlushTablesWithReadLock(_) => {
+            Some(ErrorKind::ER_COMMIT_NOT_ALLOWED_IN_SF_OR_TRG.into())
+        }
+        s if crate::session::is_implicit_commit(s) => {
+            Some(ErrorKind::ER_COMMIT_NOT_ALLOWED_IN_SF_OR_TRG.into())
+        }
         _ => Some(KilnError::new(
             ErrorKind::ER_NOT_SUPPORTED_YET,
             &[&format!("this statement in a stored {}", ctx.name())],
