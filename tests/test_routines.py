@@ -626,6 +626,10 @@ DIFF = [
     'CALL rb()',
     'SELECT @rb, (SELECT COUNT(*) FROM t WHERE id = 70)',
     "USE rdiff",
+    # LIMIT with a local variable.
+    "CREATE PROCEDURE p_lim(IN n INT) BEGIN SELECT id FROM t ORDER BY id LIMIT n; "
+    "SELECT id FROM t ORDER BY id LIMIT 1 OFFSET n; END",
+    "CALL p_lim(2)",
     # ALTER / DROP and metadata.
     "ALTER PROCEDURE p_sum COMMENT 'sums' SQL SECURITY INVOKER",
     "SELECT ROUTINE_NAME, ROUTINE_TYPE, IS_DETERMINISTIC, SQL_DATA_ACCESS, SECURITY_TYPE, "

@@ -82,6 +82,7 @@ pub fn parse_multi(sql: &str, mode: LexMode) -> Result<Vec<(Parsed, &str)>> {
         depth: 0,
         operators: 0,
         straight_join: false,
+        in_body: false,
     };
     let mut out = Vec::new();
     loop {
@@ -137,6 +138,8 @@ struct Parser<'a> {
     operators: usize,
     /// A `STRAIGHT_JOIN` operator was read in the FROM clause being parsed.
     straight_join: bool,
+    /// A routine or trigger body is being read (LIMIT may name a local variable).
+    in_body: bool,
 }
 
 impl<'a> Parser<'a> {

@@ -41,7 +41,10 @@ impl<'a> Parser<'a> {
         };
         let start = self.peek().start;
         let params_before = self.params;
-        let stmt = self.routine_stmt(0)?;
+        self.in_body = true;
+        let stmt = self.routine_stmt(0);
+        self.in_body = false;
+        let stmt = stmt?;
         if self.params != params_before {
             return Err(self.error());
         }
@@ -422,6 +425,7 @@ pub fn parse_body(text: &str, mode: LexMode) -> Result<Body> {
         depth: 0,
         operators: 0,
         straight_join: false,
+        in_body: true,
     };
     p.routine_body()
 }

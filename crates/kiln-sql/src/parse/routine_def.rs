@@ -63,7 +63,10 @@ impl<'a> Parser<'a> {
         let chars = self.characteristics()?;
         let start = self.peek().start;
         let params_before = self.params;
-        let stmt = self.routine_stmt(0)?;
+        self.in_body = true;
+        let stmt = self.routine_stmt(0);
+        self.in_body = false;
+        let stmt = stmt?;
         if self.params != params_before {
             return Err(self.error());
         }
@@ -395,6 +398,15 @@ mod tests {
         assert!(
             matches!(&s.items[0].expr, Expr::Func { name, args } if name == "Db1.f" && args.len() == 2)
         );
+        // LIMIT may name a local variable in a body only.
+        assert!(
+            parse_one(
+                "CREATE PROCEDURE p(n INT) SELECT 1 FROM t LIMIT n",
+                LexMode::default()
+            )
+            .is_ok()
+        );
+        assert!(parse_one("SELECT 1 FROM t LIMIT n", LexMode::default()).is_err());
         // `?` is not allowed in a routine body.
         assert!(parse_one("CREATE PROCEDURE p() SELECT ?", LexMode::default()).is_err());
         assert!(parse_one("CREATE PROCEDURE p(a) SELECT 1", LexMode::default()).is_err());
