@@ -120,6 +120,12 @@ def test_stored_functions_in_expressions(kiln):
            "INSERT INTO log VALUES (NEW.id, twice(NEW.id))")
     run(c, "INSERT INTO t VALUES (20, 'x')")
     assert run(c, "SELECT * FROM log") == ((20, 40),)
+    # A view's function calls resolve in the view's database, from anywhere.
+    run(c, "CREATE VIEW vw AS SELECT id, twice(id) AS d FROM t WHERE id < 3")
+    run(c, "CREATE DATABASE elsewhere")
+    run(c, "USE elsewhere")
+    assert run(c, "SELECT * FROM rdb.vw ORDER BY id") == ((1, 2), (2, 4))
+    run(c, "USE rdb")
     # A function calling a procedure (OUT into its local variable).
     run(c, "CREATE PROCEDURE sq(IN a INT, OUT b INT) SET b = a * a")
     run(c, "CREATE FUNCTION viaproc(a INT) RETURNS INT BEGIN DECLARE r INT; "

@@ -236,7 +236,7 @@ impl<'b> Cx<'_, '_, '_, 'b> {
     }
 
     pub fn value(&mut self, e: &Expr) -> Result<Value> {
-        let e = subst::expr(e, &|q, n| self.lookup(q, n))?;
+        let e = subst::expr(e, &subst::by(|q, n| self.lookup(q, n)))?;
         let mut reads = false;
         crate::exec::bind::visit(&e, &mut |x| {
             reads |= matches!(
@@ -447,7 +447,7 @@ impl<'b> Cx<'_, '_, '_, 'b> {
                 errno.as_ref(),
             ),
             RStmt::SelectInto { select, targets } => {
-                let sel = subst::select(select, &|q, n| self.lookup(q, n))?;
+                let sel = subst::select(select, &subst::by(|q, n| self.lookup(q, n)))?;
                 crate::privcheck::check(self.sess, &Stmt::Select(Box::new(sel.clone())))?;
                 let rows = crate::exec::select::run(self.sess, &sel)?;
                 if rows.columns.len() != targets.len() {
@@ -474,7 +474,7 @@ impl<'b> Cx<'_, '_, '_, 'b> {
                     self.note_outcome(o)?;
                     return Ok(Flow::Next);
                 }
-                let stmt = subst::stmt(stmt, &|q, n| self.lookup(q, n))?;
+                let stmt = subst::stmt(stmt, &subst::by(|q, n| self.lookup(q, n)))?;
                 let o = if self.atomic() {
                     run_sql(self.sess, &stmt)?
                 } else {
@@ -648,7 +648,7 @@ impl<'b> Cx<'_, '_, '_, 'b> {
             return Err(ErrorKind::ER_SP_CURSOR_ALREADY_OPEN.into());
         }
         let select = c.select;
-        let sel = subst::select(select, &|q, n| self.lookup(q, n))?;
+        let sel = subst::select(select, &subst::by(|q, n| self.lookup(q, n)))?;
         crate::privcheck::check(self.sess, &Stmt::Select(Box::new(sel.clone())))?;
         let rows = crate::exec::select::run(self.sess, &sel)?;
         self.cursor(name)?.rows = Some(rows.rows.into_iter());
