@@ -161,6 +161,7 @@ def test_routine_ddl_errors(kiln):
     run(c, "CREATE FUNCTION p() RETURNS INT RETURN 1")
     assert err(c, "CALL nope()") == (1305, "PROCEDURE rdb.nope does not exist")
     assert err(c, "SELECT nope(1)") == (1305, "FUNCTION rdb.nope does not exist")
+    assert err(c, "SELECT other.nope(1)") == (1305, "FUNCTION other.nope does not exist")
     assert err(c, "DROP PROCEDURE nope") == (1305, "PROCEDURE rdb.nope does not exist")
     run(c, "DROP PROCEDURE IF EXISTS nope")
     assert run(c, "SHOW WARNINGS") == (("Note", 1305, "PROCEDURE rdb.nope does not exist"),)

@@ -708,8 +708,8 @@ const KNOWN: &[&str] = &[
 
 fn unknown_function(name: &str, env: &dyn Env) -> KilnError {
     let qualified = match env.database() {
-        Some(db) => format!("{db}.{name}"),
-        None => name.to_string(),
+        Some(db) if !name.contains('.') => format!("{db}.{name}"),
+        _ => name.to_string(),
     };
     KilnError::new(ErrorKind::ER_SP_DOES_NOT_EXIST, &[&"FUNCTION", &qualified])
 }
