@@ -868,3 +868,29 @@ def test_kill_query_stops_a_running_procedure(kiln):
     assert result["r"] == 1317
     # The connection goes on.
     assert run(victim, "SELECT 1") == ((1,),)
+
+
+def test_routines_and_transactions(kiln):
+    c = setup(kiln)
+    run(c, "CREATE TABLE log (x INT)")
+    run(c, "CREATE PROCEDURE ins(IN i INT) INSERT INTO t VALUES (i, 'p')")
+    run(c, "CREATE FUNCTION logged(x INT) RETURNS INT MODIFIES SQL DATA BEGIN "
+           "INSERT INTO log VALUES (x); RETURN x; END")
+    # Inside an explicit transaction a procedure's work is the transaction's.
+    run(c, "BEGIN")
+    sets(c, "CALL ins(1)")
+    run(c, "ROLLBACK")
+    assert run(c, "SELECT COUNT(*) FROM t") == ((0,),)
+    run(c, "SET autocommit = 0")
+    sets(c, "CALL ins(2)")
+    run(c, "ROLLBACK")
+    run(c, "SET autocommit = 1")
+    assert run(c, "SELECT COUNT(*) FROM t") == ((0,),)
+    # A function's writes belong to the statement that called it: a failing
+    # statement undoes them.
+    run(c, "INSERT INTO t VALUES (5, 'x')")
+    assert code(c, "INSERT INTO t VALUES (logged(6), 'a'), (5, 'dup')") == 1062
+    assert run(c, "SELECT COUNT(*) FROM log") == ((0,),)
+    assert run(c, "SELECT id FROM t ORDER BY id") == ((5,),)
+    run(c, "INSERT INTO t VALUES (logged(7), 'b')")
+    assert run(c, "SELECT x FROM log") == ((7,),)
