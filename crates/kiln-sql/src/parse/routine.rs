@@ -39,6 +39,23 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
+        let (stmt, body_text) = self.stored_body()?;
+        Ok(Stmt::CreateTrigger(Box::new(CreateTrigger {
+            name,
+            if_not_exists,
+            definer,
+            timing,
+            event,
+            table,
+            order,
+            body: Body { stmt },
+            body_text,
+        })))
+    }
+
+    /// The body of a CREATE TRIGGER / PROCEDURE / FUNCTION and its text as written
+    /// (`?` is not allowed in it).
+    pub(super) fn stored_body(&mut self) -> Result<(RStmt, String)> {
         let start = self.peek().start;
         let params_before = self.params;
         self.in_body = true;
@@ -49,17 +66,7 @@ impl<'a> Parser<'a> {
             return Err(self.error());
         }
         let end = self.toks[self.pos.saturating_sub(1)].end.max(start);
-        Ok(Stmt::CreateTrigger(Box::new(CreateTrigger {
-            name,
-            if_not_exists,
-            definer,
-            timing,
-            event,
-            table,
-            order,
-            body: Body { stmt },
-            body_text: self.sql[start..end].to_string(),
-        })))
+        Ok((stmt, self.sql[start..end].to_string()))
     }
 
     /// After DROP: `TRIGGER [IF EXISTS] [db.]name`.

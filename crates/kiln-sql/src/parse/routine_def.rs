@@ -61,16 +61,7 @@ impl<'a> Parser<'a> {
             None
         };
         let chars = self.characteristics()?;
-        let start = self.peek().start;
-        let params_before = self.params;
-        self.in_body = true;
-        let stmt = self.routine_stmt(0);
-        self.in_body = false;
-        let stmt = stmt?;
-        if self.params != params_before {
-            return Err(self.error());
-        }
-        let end = self.toks[self.pos.saturating_sub(1)].end.max(start);
+        let (stmt, body_text) = self.stored_body()?;
         Ok(Stmt::CreateRoutine(Box::new(CreateRoutine {
             kind,
             name,
@@ -81,7 +72,7 @@ impl<'a> Parser<'a> {
             returns,
             chars,
             body: Body { stmt },
-            body_text: self.sql[start..end].to_string(),
+            body_text,
         })))
     }
 
