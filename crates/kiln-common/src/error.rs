@@ -260,6 +260,34 @@ errors! {
     ER_TOO_MANY_ROWS = (1172, "42000", "Result consisted of more than one row");
     ER_SIGNAL_WARN = (1642, "01000", "Unhandled user-defined warning condition");
     ER_SIGNAL_NOT_FOUND = (1643, "02000", "Unhandled user-defined not found condition");
+    ER_SP_NO_RECURSIVE_CREATE = (1303, "2F003", "Can't create a %s from within another stored routine");
+    ER_SP_ALREADY_EXISTS = (1304, "42000", "%s %s already exists");
+    ER_SP_BADSELECT = (1312, "0A000", "PROCEDURE %s can't return a result set in the given context");
+    ER_SP_BADRETURN = (1313, "42000", "RETURN is only allowed in a FUNCTION");
+    ER_SP_WRONG_NO_OF_ARGS = (1318, "42000", "Incorrect number of arguments for %s %s; expected %u, got %u");
+    ER_SP_COND_MISMATCH = (1319, "42000", "Undefined CONDITION: %s");
+    ER_SP_NORETURN = (1320, "42000", "No RETURN found in FUNCTION %s");
+    ER_SP_NORETURNEND = (1321, "2F005", "FUNCTION %s ended without RETURN");
+    ER_SP_CURSOR_MISMATCH = (1324, "42000", "Undefined CURSOR: %s");
+    ER_SP_CURSOR_ALREADY_OPEN = (1325, "24000", "Cursor is already open");
+    ER_SP_CURSOR_NOT_OPEN = (1326, "24000", "Cursor is not open");
+    ER_SP_WRONG_NO_OF_FETCH_ARGS = (1328, "HY000", "Incorrect number of FETCH variables");
+    ER_SP_DUP_PARAM = (1330, "42000", "Duplicate parameter: %s");
+    ER_SP_DUP_COND = (1332, "42000", "Duplicate condition: %s");
+    ER_SP_DUP_CURS = (1333, "42000", "Duplicate cursor: %s");
+    ER_STMT_NOT_ALLOWED_IN_SF_OR_TRG = (1336, "0A000", "%s is not allowed in stored function or trigger");
+    ER_SP_VARCOND_AFTER_CURSHNDLR = (1337, "42000", "Variable or condition declaration after cursor or handler declaration");
+    ER_SP_CURSOR_AFTER_HANDLER = (1338, "42000", "Cursor declaration after handler declaration");
+    ER_SP_NO_DROP_SP = (1357, "HY000", "Can't drop or alter a %s from within another stored routine");
+    ER_PROCACCESS_DENIED_ERROR = (1370, "42000", "%s command denied to user '%s'@'%s' for routine '%s'");
+    ER_SP_DUP_HANDLER = (1413, "42000", "Duplicate handler declared in the same block");
+    ER_SP_NOT_VAR_ARG = (1414, "42000", "OUT or INOUT argument %d for routine %s is not a variable or NEW pseudo-variable in BEFORE trigger");
+    ER_SP_NO_RECURSION = (1424, "HY000", "Recursive stored functions and triggers are not allowed.");
+    ER_SP_RECURSION_LIMIT = (1456, "HY000", "Recursive limit %d (as set by the max_sp_recursion_depth variable) was exceeded for routine %s");
+    ER_SP_WRONG_NAME = (1458, "42000", "Incorrect routine name '%s'");
+    ER_NATIVE_FCT_NAME_COLLISION = (1585, "HY000", "This function '%s' has the same name as a native function");
+    ER_RESIGNAL_WITHOUT_ACTIVE_HANDLER = (1645, "0K000", "RESIGNAL when handler not active");
+    ER_SIGNAL_BAD_CONDITION_TYPE = (1646, "HY000", "SIGNAL/RESIGNAL can only use a CONDITION defined with SQLSTATE");
 }
 
 /// An error raised anywhere in kiln, ready to be sent to a client as an ERR packet.

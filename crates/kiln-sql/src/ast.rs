@@ -656,6 +656,10 @@ pub enum ShowKind {
     },
     TableStatus(Option<String>),
     EngineStatus,
+    /// SHOW CREATE PROCEDURE | FUNCTION [db.]name (exec/routine_show.rs).
+    CreateRoutine(crate::routine::RoutineKind, TableName),
+    /// SHOW PROCEDURE | FUNCTION STATUS (LIKE matches the name).
+    RoutineStatus(crate::routine::RoutineKind),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -810,6 +814,25 @@ pub enum Stmt {
     },
     /// `{DEALLOCATE | DROP} PREPARE name`
     DeallocatePrepare(String),
+    /// CREATE PROCEDURE / FUNCTION (exec/routine.rs).
+    CreateRoutine(Box<crate::routine::CreateRoutine>),
+    /// `DROP {PROCEDURE | FUNCTION} [IF EXISTS] [db.]name`
+    DropRoutine {
+        kind: crate::routine::RoutineKind,
+        name: TableName,
+        if_exists: bool,
+    },
+    /// `ALTER {PROCEDURE | FUNCTION} [db.]name characteristic ...`
+    AlterRoutine {
+        kind: crate::routine::RoutineKind,
+        name: TableName,
+        chars: crate::routine::Characteristics,
+    },
+    /// `CALL [db.]name [([args])]` (routine/call.rs).
+    Call {
+        name: TableName,
+        args: Vec<Expr>,
+    },
 }
 
 /// One table of LOCK TABLES.

@@ -201,7 +201,7 @@ pub struct Session {
     diagnostics: Vec<Diagnostic>,
     diagnostics_total: usize,
     last_insert_id: u64,
-    row_count: i64,
+    pub(crate) row_count: i64,
     found_rows: u64,
     pub(crate) params: Vec<Value>,
     statement_time_micros: i64,
@@ -228,6 +228,18 @@ pub struct Session {
     /// Tables of the statements whose triggers are running, innermost last: a
     /// trigger's statement may not write them (1442; exec/trigger.rs).
     pub(crate) trigger_tables: Vec<(String, String)>,
+    /// Tables of the statements running that may call stored functions, innermost
+    /// last: a function's statement may not write them either (1442; only kept
+    /// while stored functions exist, session_routine.rs).
+    pub(crate) statement_tables: Vec<(String, String)>,
+    /// The stored routines running, innermost last (routine/call.rs).
+    pub(crate) routine_stack: Vec<crate::routine::call::Running>,
+    /// Result sets a CALL's procedures produced, for the client before the CALL's
+    /// OK (session_routine.rs).
+    pub(crate) results: Vec<Rows>,
+    /// The client can take several result sets for one statement
+    /// (CLIENT_MULTI_RESULTS; a CALL of a procedure that has SELECTs needs it).
+    pub client_multi_results: bool,
     /// Session variables every statement consults, read once (dropped by any SET).
     pub(crate) var_cache: Option<VarCache>,
     /// The account's privileges as of `privs_generation` (see `Session::privileges`).
@@ -321,6 +333,10 @@ impl Session {
             statement_pending: false,
             trx_lent: false,
             trigger_tables: Vec::new(),
+            statement_tables: Vec::new(),
+            routine_stack: Vec::new(),
+            results: Vec::new(),
+            client_multi_results: true,
             var_cache: None,
             privs: None,
             privs_generation: 0,
@@ -449,6 +465,14 @@ impl Session {
         self.push_diagnostic(Level::Error, e.code, e.message.clone());
     }
 
+    /// Drops diagnostic `i` (a condition a stored program's handler took).
+    pub(crate) fn remove_diagnostic(&mut self, i: usize) {
+        if i < self.diagnostics.len() {
+            self.diagnostics.remove(i);
+            self.diagnostics_total = self.diagnostics_total.saturating_sub(1);
+        }
+    }
+
     pub(crate) fn push_diagnostic(&mut self, level: Level, code: u16, message: String) {
         self.diagnostics_total += 1;
         if self.diagnostics.len() < DIAGNOSTICS_MAX {
@@ -502,6 +526,7 @@ impl Session {
         }
         self.statement_time_micros = kiln_common::time::unix_micros_now();
         self.statement_pending = true;
+        self.results.clear();
         let _ = self.cached_vars();
         if self.interrupt.load(Ordering::Relaxed) == INTERRUPT_QUERY {
             self.interrupt.store(INTERRUPT_NONE, Ordering::Relaxed);
@@ -571,7 +596,9 @@ impl Session {
             self.check_locked(stmt)?;
         }
         let gated = self.gated(stmt) && self.enter_gate(stmt)?;
+        let mark = self.note_statement_tables(stmt);
         let r = self.dispatch_checked(stmt, infile);
+        self.statement_tables.truncate(mark);
         if gated {
             self.gate.exit();
             // Its COMMIT will pass the gate too (`commit_gated`).
@@ -719,6 +746,16 @@ impl Session {
             Stmt::Prepare { name, source } => self.sql_prepare(name, source),
             Stmt::Execute { name, using } => self.sql_execute(name, using, infile),
             Stmt::DeallocatePrepare(name) => self.sql_deallocate(name),
+            Stmt::CreateRoutine(cr) => crate::exec::routine::create_routine(self, cr),
+            Stmt::DropRoutine {
+                kind,
+                name,
+                if_exists,
+            } => crate::exec::routine::drop_routine(self, *kind, name, *if_exists),
+            Stmt::AlterRoutine { kind, name, chars } => {
+                crate::exec::routine::alter_routine(self, *kind, name, chars)
+            }
+            Stmt::Call { name, args } => crate::routine::call::call_statement(self, name, args),
             Stmt::Explain {
                 format,
                 analyze,
@@ -794,141 +831,17 @@ impl Session {
     }
 }
 
-/// Statements that commit the current transaction first (MySQL's implicit commit).
-/// CREATE / DROP TEMPORARY TABLE do not (MySQL 8.0); ALTER / TRUNCATE of a temporary
-/// table and a DROP TABLE without TEMPORARY do.
-pub(crate) fn is_implicit_commit(stmt: &Stmt) -> bool {
-    matches!(
-        stmt,
-        Stmt::CreateDatabase { .. }
-            | Stmt::DropDatabase { .. }
-            | Stmt::DropTable {
-                temporary: false,
-                ..
-            }
-            | Stmt::TruncateTable(_)
-            | Stmt::TableMaintenance { .. }
-            | Stmt::CreateView(_)
-            | Stmt::DropView { .. }
-            | Stmt::RenameTable(_)
-            | Stmt::CreateTrigger(_)
-            | Stmt::DropTrigger { .. }
-            | Stmt::CreateIndex { .. }
-            | Stmt::DropIndex { .. }
-            | Stmt::AlterTable { .. }
-            | Stmt::LockTables(_)
-    ) || matches!(stmt, Stmt::CreateTable(ct) if !ct.temporary)
-        || is_account_statement(stmt)
-}
-
-/// CREATE/ALTER/DROP/RENAME USER, SET PASSWORD, GRANT, REVOKE (session_acl.rs).
-fn is_account_statement(stmt: &Stmt) -> bool {
-    matches!(
-        stmt,
-        Stmt::CreateUser { .. }
-            | Stmt::AlterUser { .. }
-            | Stmt::DropUser { .. }
-            | Stmt::SetPassword { .. }
-            | Stmt::RenameUser(_)
-            | Stmt::Grant(_)
-            | Stmt::Revoke(_)
-            | Stmt::RevokeAll(_)
-    )
-}
-
-pub fn com_name(stmt: &Stmt) -> &'static str {
-    match stmt {
-        Stmt::Select(_) => "select",
-        Stmt::Prepare { .. } => "prepare_sql",
-        Stmt::Execute { .. } => "execute_sql",
-        Stmt::DeallocatePrepare(_) => "dealloc_sql",
-        Stmt::Do(_) => "do",
-        Stmt::Set(_) | Stmt::SetCharset(_) | Stmt::SetTransaction { .. } => "set_option",
-        Stmt::SetNames { .. } => "set_option",
-        Stmt::SetPassword { .. } => "alter_user",
-        Stmt::Show { kind, .. } => match kind {
-            ShowKind::Variables => "show_variables",
-            ShowKind::Status => "show_status",
-            ShowKind::Warnings | ShowKind::CountWarnings => "show_warnings",
-            ShowKind::Errors | ShowKind::CountErrors => "show_errors",
-            ShowKind::Databases => "show_databases",
-            ShowKind::Processlist { .. } => "show_processlist",
-            ShowKind::Engines => "show_storage_engines",
-            ShowKind::Charset => "show_charsets",
-            ShowKind::Collation => "show_collations",
-            ShowKind::Grants(_) => "show_grants",
-            ShowKind::Tables { .. } => "show_tables",
-            ShowKind::Columns { .. } => "show_fields",
-            ShowKind::Index(_) => "show_keys",
-            ShowKind::CreateTable(_) | ShowKind::CreateView(_) => "show_create_table",
-            ShowKind::CreateDatabase(_) => "show_create_db",
-            ShowKind::CreateTrigger(_) => "show_create_trigger",
-            ShowKind::Triggers { .. } => "show_triggers",
-            ShowKind::TableStatus(_) => "show_table_status",
-            ShowKind::EngineStatus => "show_engine_status",
-        },
-        Stmt::Insert(i) if i.replace => {
-            if matches!(i.source, InsertSource::Select(_)) {
-                "replace_select"
-            } else {
-                "replace"
-            }
-        }
-        Stmt::Insert(i) => {
-            if matches!(i.source, InsertSource::Select(_)) {
-                "insert_select"
-            } else {
-                "insert"
-            }
-        }
-        Stmt::LoadData(_) => "load",
-        Stmt::Update(u) if crate::exec::dml_multi::is_multi_update(u) => "update_multi",
-        Stmt::Update(_) => "update",
-        Stmt::Delete(d) if d.multi => "delete_multi",
-        Stmt::Delete(_) => "delete",
-        Stmt::CreateDatabase { .. } => "create_db",
-        Stmt::DropDatabase { .. } => "drop_db",
-        Stmt::CreateTable(_) => "create_table",
-        Stmt::CreateView(_) => "create_view",
-        Stmt::DropView { .. } => "drop_view",
-        Stmt::DropTable { .. } => "drop_table",
-        Stmt::TruncateTable(_) => "truncate",
-        Stmt::RenameTable(_) => "rename_table",
-        Stmt::CreateTrigger(_) => "create_trigger",
-        Stmt::DropTrigger { .. } => "drop_trigger",
-        Stmt::CreateIndex { .. } => "create_index",
-        Stmt::DropIndex { .. } => "drop_index",
-        Stmt::AlterTable { .. } => "alter_table",
-        Stmt::TableMaintenance { op, .. } => op.name(),
-        Stmt::Savepoint(_) => "savepoint",
-        Stmt::RollbackTo(_) => "rollback_to_savepoint",
-        Stmt::ReleaseSavepoint(_) => "release_savepoint",
-        Stmt::LockTables(_) => "lock_tables",
-        Stmt::FlushTablesWithReadLock(_) => "flush",
-        Stmt::UnlockTables => "unlock_tables",
-        Stmt::Use(_) => "change_db",
-        Stmt::Kill { .. } => "kill",
-        Stmt::Shutdown => "shutdown",
-        Stmt::Begin { .. } => "begin",
-        Stmt::Commit => "commit",
-        Stmt::Rollback => "rollback",
-        Stmt::CreateUser { .. } => "create_user",
-        Stmt::AlterUser { .. } => "alter_user",
-        Stmt::DropUser { .. } => "drop_user",
-        Stmt::RenameUser(_) => "rename_user",
-        Stmt::Grant(_) => "grant",
-        Stmt::Revoke(_) => "revoke",
-        Stmt::RevokeAll(_) => "revoke_all",
-        Stmt::NoOp(n) => n,
-        // MySQL counts EXPLAIN under the explained statement's counter.
-        Stmt::Explain { stmt, .. } => com_name(stmt),
-    }
-}
+pub use crate::session_com::com_name;
+pub(crate) use crate::session_com::{is_account_statement, is_implicit_commit};
 
 impl Env for Session {
     /// A subquery outside any row (SET @@sql_mode = (SELECT …), DO (SELECT …)).
     fn subquery(&mut self, sel: &Select) -> Result<Rows> {
         crate::exec::select::run(self, sel)
+    }
+
+    fn stored_function(&mut self, name: &str, args: Vec<Value>) -> Option<Result<Value>> {
+        crate::routine::call::function(self, name, args)
     }
 
     fn param(&self, index: usize) -> Result<Value> {

@@ -118,6 +118,8 @@ pub fn show(
             | ShowKind::CreateView(_)
             | ShowKind::CreateTrigger(_)
             | ShowKind::Triggers { .. }
+            | ShowKind::CreateRoutine(..)
+            | ShowKind::RoutineStatus(_)
             | ShowKind::CreateDatabase(_)
             | ShowKind::TableStatus(_)
             | ShowKind::EngineStatus => {
@@ -254,10 +256,11 @@ pub fn show(
     let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
     let mut out = Vec::new();
     // SHOW TRIGGERS LIKE matches the table name.
-    let like_col = if matches!(kind, ShowKind::Triggers { .. }) {
-        2
-    } else {
-        0
+    // SHOW TRIGGERS LIKE matches the table name, SHOW ... STATUS the routine's.
+    let like_col = match kind {
+        ShowKind::Triggers { .. } => 2,
+        ShowKind::RoutineStatus(_) => 1,
+        _ => 0,
     };
     for row in rows {
         let keep = match filter {
@@ -343,6 +346,9 @@ fn where_matches(s: &mut Session, e: &Expr, names: &[String], row: &[Value]) -> 
         }
         fn warn(&mut self, level: Level, code: u16, message: String) {
             self.s.warn(level, code, message)
+        }
+        fn stored_function(&mut self, name: &str, args: Vec<Value>) -> Option<Result<Value>> {
+            self.s.stored_function(name, args)
         }
         fn connection_id(&self) -> u64 {
             self.s.connection_id

@@ -202,6 +202,7 @@ pub static VARS: &[SysVar] = &[
     v("auto_increment_increment", Both, u(1, 65535), "1", 0, "Auto-increment columns are incremented by this"),
     v("auto_increment_offset", Both, u(1, 65535), "1", 0, "Offset added to auto-increment columns"),
     v("autocommit", Both, Bool, "ON", 0, "Commit each statement on its own unless a transaction is started"),
+    v("automatic_sp_privileges", Global, Bool, "ON", 0, "The creator of a stored routine may execute, alter and drop it"),
     v("back_log", Global, u(1, 65535), "151", READ_ONLY, "Outstanding connection requests the listener queues"),
     v("basedir", Global, Str, "", READ_ONLY, "Path to the installation directory"),
     v("big_tables", Both, Bool, "OFF", 0, "Store all temporary tables on disk"),

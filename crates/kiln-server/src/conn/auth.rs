@@ -166,6 +166,7 @@ pub fn handshake(
         session.set_dictionary(d.clone());
     }
     session.client_found_rows = caps & cap::FOUND_ROWS != 0;
+    session.client_multi_results = caps & cap::MULTI_RESULTS != 0;
     apply_client_charset(&mut session, resp.collation_id);
     if caps & cap::INTERACTIVE != 0
         && let Some(t) = server.globals.get("interactive_timeout")

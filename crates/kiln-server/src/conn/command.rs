@@ -229,6 +229,29 @@ fn send_ok(
     encode::write_ok(io, conn.caps, &ok);
 }
 
+/// The result sets a statement produced before its own outcome (a CALL's
+/// procedures' SELECTs), each flagged SERVER_MORE_RESULTS_EXISTS, as MySQL sends them.
+fn send_results(io: &mut PacketIo, conn: &mut Conn, binary: bool) -> std::io::Result<()> {
+    for rows in conn.session.take_results() {
+        let st = status_flags(conn) | status::MORE_RESULTS_EXISTS;
+        encode::write_rows(
+            io,
+            conn.caps,
+            &rows,
+            binary,
+            conn.session.warning_count(),
+            st,
+        )?;
+    }
+    Ok(())
+}
+
+/// An error after the result sets the statement produced before it.
+fn send_results_and_error(io: &mut PacketIo, conn: &mut Conn, e: &KilnError, binary: bool) {
+    let _ = send_results(io, conn, binary);
+    send_error(io, conn, e);
+}
+
 fn send_outcome(
     io: &mut PacketIo,
     conn: &mut Conn,
@@ -236,6 +259,7 @@ fn send_outcome(
     binary: bool,
     more: bool,
 ) -> std::io::Result<()> {
+    send_results(io, conn, binary)?;
     match outcome {
         Outcome::Ok {
             affected_rows,
@@ -434,7 +458,7 @@ fn query(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, sql: &[u8]
                     return Flow::Close;
                 }
             }
-            Err(e) => send_error(io, conn, &e),
+            Err(e) => send_results_and_error(io, conn, &e, false),
         }
         if conn.session.interrupt.load(Ordering::Relaxed) == INTERRUPT_CONNECTION {
             return Flow::Close;
@@ -481,7 +505,7 @@ fn query(server: &'static Server, io: &mut PacketIo, conn: &mut Conn, sql: &[u8]
                 }
             }
             Err(e) => {
-                send_error(io, conn, &e);
+                send_results_and_error(io, conn, &e, false);
                 break;
             }
         }
@@ -584,7 +608,7 @@ fn execute(io: &mut PacketIo, conn: &mut Conn, id: u32, body: &[u8]) {
         Ok(outcome) => {
             let _ = send_outcome(io, conn, &outcome, true, false);
         }
-        Err(e) => send_error(io, conn, &e),
+        Err(e) => send_results_and_error(io, conn, &e, true),
     }
 }
 

@@ -89,6 +89,11 @@ impl<'a> Reader<'a> {
     pub(crate) fn u32(&mut self) -> R<u32> {
         u32::try_from(self.u()?).map_err(|_| "value out of range".to_string())
     }
+    pub(crate) fn byte(&mut self) -> R<u8> {
+        let v = *self.b.get(self.i).ok_or("truncated record")?;
+        self.i += 1;
+        Ok(v)
+    }
     pub(crate) fn b(&mut self) -> R<bool> {
         let v = *self.b.get(self.i).ok_or("truncated")?;
         self.i += 1;

@@ -10,6 +10,7 @@
 //! 'T' 0x00 schema 0x00 name          → TableDef
 //! 'V' 0x00 schema 0x00 name          → ViewDef       (view.rs)
 //! 'G' 0x00 schema 0x00 name          → TriggerDef    (trigger.rs)
+//! 'R' 0x00 schema 0x00 P|F 0x00 name → RoutineDef    (routine.rs)
 //! 'N'                                → next table id (u64 big-endian)
 //! ```
 //!
@@ -34,10 +35,12 @@
 //! lets go of it.
 
 pub mod codec;
+pub mod routine;
 mod table;
 pub mod trigger;
 pub mod view;
 
+pub use routine::{ParsedRoutine, Routine, RoutineDef};
 pub use table::TableHandle;
 pub use trigger::{TableTriggers, Trigger, TriggerDef};
 pub use view::{CheckOption, ViewDef};
@@ -188,6 +191,8 @@ pub struct Catalog {
     pub views: HashMap<(String, String), Arc<ViewDef>>,
     /// Triggers (trigger.rs): schema → table → the table's triggers.
     pub triggers: trigger::TriggerMap,
+    /// Stored procedures and functions (routine.rs).
+    pub routines: routine::RoutineMap,
 }
 
 impl Catalog {
@@ -314,6 +319,9 @@ impl Dictionary {
                 let v = view::decode_view(v).map_err(corrupt)?;
                 cat.views
                     .insert((v.schema.clone(), v.name.clone()), Arc::new(v));
+            } else if k.starts_with(b"R\0") {
+                let r = routine::decode_routine(v).map_err(corrupt)?;
+                cat.load_routine(r);
             } else if k.starts_with(b"G\0") {
                 let t = trigger::decode_trigger(v).map_err(corrupt)?;
                 cat.load_trigger(t);
@@ -389,6 +397,7 @@ impl Dictionary {
             tables: current.tables.clone(),
             views: current.views.clone(),
             triggers: current.triggers.clone(),
+            routines: current.routines.clone(),
         };
         let mut trx = session.begin(TrxOptions::default());
         let out = match f(&mut trx, &mut next) {
@@ -451,6 +460,7 @@ impl Dictionary {
                     .map_err(storage_error)?;
                 cat.views.remove(&(name.to_string(), v.name.clone()));
             }
+            self.drop_schema_routines(trx, cat, name)?;
             trx.delete(&self.tree, &db_key(name))
                 .map_err(storage_error)?;
             cat.databases.remove(name);

@@ -72,6 +72,11 @@ pub trait Env {
             &[&"subqueries in this context"],
         ))
     }
+    /// Calls stored function `name` (lower-case; `db.f` when qualified) with
+    /// evaluated arguments; None when there is no such function.
+    fn stored_function(&mut self, _name: &str, _args: Vec<Value>) -> Option<Result<Value>> {
+        None
+    }
     /// Slot `i` of the current row (bound column references).
     fn slot(&self, i: usize) -> Result<Value> {
         Err(KilnError::internal(format!("no row for slot {i}")))

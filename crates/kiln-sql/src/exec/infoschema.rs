@@ -1,7 +1,7 @@
 //! information_schema: views of the catalog (and of the server) built when a query
 //! names them, with MySQL 8.0's table and column names. The rows are materialized
 //! for the query; WHERE, ORDER BY and the rest then run on them like any table.
-//! Tables MySQL has but kiln has nothing for (ROUTINES, EVENTS, FILES, ...)
+//! Tables MySQL has but kiln has nothing for (EVENTS, FILES, ...)
 //! exist and are empty, so tools that query them (mysqldump) work.
 
 use kiln_common::Result;
@@ -41,6 +41,7 @@ pub const TABLES: &[&str] = &[
     "FILES",
     "INNODB_TRX",
     "KEY_COLUMN_USAGE",
+    "PARAMETERS",
     "PARTITIONS",
     "PROCESSLIST",
     "REFERENTIAL_CONSTRAINTS",
@@ -311,14 +312,14 @@ pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
                     "ORDINAL_POSITION",
                     "COLUMN_DEFAULT",
                     "IS_NULLABLE",
-                    "DATA_TYPE",
-                    "CHARACTER_MAXIMUM_LENGTH",
-                    "CHARACTER_OCTET_LENGTH",
-                    "NUMERIC_PRECISION",
-                    "NUMERIC_SCALE",
-                    "DATETIME_PRECISION",
-                    "CHARACTER_SET_NAME",
-                    "COLLATION_NAME",
+                    TYPE_COLUMNS[0],
+                    TYPE_COLUMNS[1],
+                    TYPE_COLUMNS[2],
+                    TYPE_COLUMNS[3],
+                    TYPE_COLUMNS[4],
+                    TYPE_COLUMNS[5],
+                    TYPE_COLUMNS[6],
+                    TYPE_COLUMNS[7],
                     "COLUMN_TYPE",
                     "COLUMN_KEY",
                     "EXTRA",
@@ -638,16 +639,14 @@ pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
                 })
                 .collect(),
         },
-        "ROUTINES" => empty(&[
-            "SPECIFIC_NAME",
-            "ROUTINE_CATALOG",
-            "ROUTINE_SCHEMA",
-            "ROUTINE_NAME",
-            "ROUTINE_TYPE",
-            "DATA_TYPE",
-            "ROUTINE_DEFINITION",
-            "DEFINER",
-        ]),
+        "ROUTINES" => {
+            let (columns, rows) = super::routine_show::routines_rows(sess)?;
+            Virtual { columns, rows }
+        }
+        "PARAMETERS" => {
+            let (columns, rows) = super::routine_show::parameters_rows(sess)?;
+            Virtual { columns, rows }
+        }
         t if t.starts_with("THREAD_POOL_") => {
             let Some((name, columns)) = THREAD_POOL_TABLES.iter().find(|(n, _)| *n == t) else {
                 return Ok(None);
@@ -773,14 +772,7 @@ fn column_row(
     key: &str,
     extra: String,
 ) -> Vec<Value> {
-    let (max_chars, octets) = char_lengths(&c.ty);
-    let (prec, scale) = numeric_precision(&c.ty);
-    let dt_prec = match c.ty {
-        SqlType::DateTime(f) | SqlType::Timestamp(f) | SqlType::Time(f) => Some(f as u64),
-        _ => None,
-    };
-    let coll = c.ty.collation().map(str::to_string);
-    vec![
+    let mut row = vec![
         s("def"),
         s(schema),
         s(table),
@@ -788,7 +780,44 @@ fn column_row(
         u(i as u64 + 1),
         super::show::default_text(&c.default),
         s(if c.nullable { "YES" } else { "NO" }),
-        s(c.ty.data_type()),
+    ];
+    row.extend(type_values(&c.ty));
+    row.extend([
+        s(c.ty.column_type()),
+        s(key),
+        s(extra),
+        s("select,insert,update,references"),
+        s(c.comment.clone().unwrap_or_default()),
+        s(""),
+        Value::Null,
+    ]);
+    row
+}
+
+/// The columns information_schema describes a type with (COLUMNS, ROUTINES,
+/// PARAMETERS), in their order.
+pub(crate) const TYPE_COLUMNS: [&str; 8] = [
+    "DATA_TYPE",
+    "CHARACTER_MAXIMUM_LENGTH",
+    "CHARACTER_OCTET_LENGTH",
+    "NUMERIC_PRECISION",
+    "NUMERIC_SCALE",
+    "DATETIME_PRECISION",
+    "CHARACTER_SET_NAME",
+    "COLLATION_NAME",
+];
+
+/// The values of `TYPE_COLUMNS` for a type.
+pub(crate) fn type_values(ty: &SqlType) -> [Value; 8] {
+    let (max_chars, octets) = char_lengths(ty);
+    let (prec, scale) = numeric_precision(ty);
+    let dt_prec = match ty {
+        SqlType::DateTime(f) | SqlType::Timestamp(f) | SqlType::Time(f) => Some(*f as u64),
+        _ => None,
+    };
+    let coll = ty.collation().filter(|c| !c.is_empty()).map(str::to_string);
+    [
+        s(ty.data_type()),
         opt_u(max_chars),
         opt_u(octets),
         opt_u(prec),
@@ -797,17 +826,10 @@ fn column_row(
         coll.as_ref()
             .map_or(Value::Null, |c| s(c.split('_').next().unwrap_or(""))),
         coll.map_or(Value::Null, s),
-        s(c.ty.column_type()),
-        s(key),
-        s(extra),
-        s("select,insert,update,references"),
-        s(c.comment.clone().unwrap_or_default()),
-        s(""),
-        Value::Null,
     ]
 }
 
-fn char_lengths(ty: &SqlType) -> (Option<u64>, Option<u64>) {
+pub(crate) fn char_lengths(ty: &SqlType) -> (Option<u64>, Option<u64>) {
     let mb = match ty.collation() {
         Some(c) if c.starts_with("utf8mb4") => 4,
         Some(c) if c.starts_with("utf8") => 3,
@@ -838,7 +860,7 @@ fn char_lengths(ty: &SqlType) -> (Option<u64>, Option<u64>) {
 }
 
 /// (NUMERIC_PRECISION, NUMERIC_SCALE).
-fn numeric_precision(ty: &SqlType) -> (Option<u64>, Option<u64>) {
+pub(crate) fn numeric_precision(ty: &SqlType) -> (Option<u64>, Option<u64>) {
     use crate::types::IntKind;
     match ty {
         SqlType::Int { kind, unsigned, .. } => {

@@ -34,6 +34,8 @@ pub mod load;
 pub mod maintenance;
 mod minmax;
 pub mod point;
+pub mod routine;
+pub mod routine_show;
 pub mod select;
 pub mod show;
 pub mod trigger;
@@ -119,6 +121,9 @@ impl Env for RowEnv<'_> {
     }
     fn collation_connection(&self) -> crate::collate::Coll {
         self.inner.collation_connection()
+    }
+    fn stored_function(&mut self, name: &str, args: Vec<Value>) -> Option<Result<Value>> {
+        self.inner.stored_function(name, args)
     }
     fn subquery(&mut self, sel: &crate::ast::Select) -> Result<crate::result::Rows> {
         let Some(scope) = self.scope else {

@@ -394,15 +394,16 @@ pub(crate) fn check_unique_aliases(from: &[FromItem]) -> Result<()> {
     Ok(())
 }
 
+/// Whether `e` runs statements of its own (subqueries, stored function calls): it
+/// cannot be evaluated inside a running scan, which holds the transaction.
 pub(crate) fn has_subquery(e: &Expr) -> bool {
     let mut found = false;
-    bind::visit(e, &mut |x| {
-        if matches!(
-            x,
-            Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. } | Expr::Quantified(_)
-        ) {
-            found = true;
+    bind::visit(e, &mut |x| match x {
+        Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery { .. } | Expr::Quantified(_) => {
+            found = true
         }
+        Expr::Func { name, .. } if crate::routine::names::may_be_stored(name) => found = true,
+        _ => {}
     });
     found
 }

@@ -12,6 +12,11 @@ use crate::value::Value;
 
 pub(crate) type Table = (Vec<ColumnInfo>, Vec<Vec<Value>>);
 
+/// Text columns of (name, length in characters), as SHOW statements return them.
+pub(crate) fn text_columns(cols: &[(&str, u32)]) -> Vec<ColumnInfo> {
+    cols.iter().map(|(n, l)| ColumnInfo::text(n, *l)).collect()
+}
+
 fn text(name: &str) -> ColumnInfo {
     ColumnInfo::text(name, 64)
 }
@@ -101,6 +106,8 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
         ShowKind::Columns { table, full } => columns(sess, table, *full)?,
         ShowKind::Triggers { db } => super::trigger::show_triggers(sess, db.as_ref())?,
         ShowKind::CreateTrigger(name) => super::trigger::show_create_trigger(sess, name)?,
+        ShowKind::CreateRoutine(kind, name) => super::routine_show::show_create(sess, *kind, name)?,
+        ShowKind::RoutineStatus(kind) => super::routine_show::show_status(sess, *kind)?,
         ShowKind::Index(table) => indexes(sess, table)?,
         ShowKind::CreateView(table) => match super::view::lookup(sess, table)? {
             Some(v) => super::view::show_create(&v),
@@ -494,7 +501,9 @@ fn quote_ident(s: &str, ansi_quotes: bool) -> String {
     }
 }
 
-fn quote_str(s: &str) -> String {
+/// MySQL's append_unescaped: a quoted literal, quotes doubled, control characters
+/// escaped.
+pub(crate) fn quote_str(s: &str) -> String {
     let mut out = String::from("'");
     for c in s.chars() {
         match c {
@@ -503,6 +512,7 @@ fn quote_str(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\0' => out.push_str("\\0"),
+            '\u{1a}' => out.push_str("\\Z"),
             c => out.push(c),
         }
     }

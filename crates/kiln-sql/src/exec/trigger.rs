@@ -20,7 +20,7 @@ use kiln_common::{ErrorKind, KilnError, Result};
 use crate::ast::*;
 use crate::dict::{TableHandle, TableTriggers, Trigger, TriggerDef};
 use crate::eval::{Env, Level};
-use crate::result::{ColumnInfo, Outcome};
+use crate::result::Outcome;
 use crate::routine::{RStmt, Target};
 use crate::session::Session;
 use crate::value::Value;
@@ -140,81 +140,40 @@ fn run_one(
     let body = t.body()?;
     // SQL SECURITY DEFINER: the body runs as its definer (CURRENT_USER(), and the
     // privilege checks of its statements), who must still exist (1449) and hold
-    // TRIGGER on the table (1142).
-    let definer = (t.def.definer_user.clone(), t.def.definer_host.clone());
-    let saved = (sess.account != definer).then(|| {
-        (
-            std::mem::replace(&mut sess.account, definer),
-            sess.privs.take(),
-            sess.privs_generation,
-        )
-    });
-    // The body runs under the sql_mode the trigger was created with.
-    let _ = sess.cached_vars();
-    let saved_mode = match &mut sess.var_cache {
-        Some(c) if !c.sql_mode.eq_ignore_ascii_case(&t.def.sql_mode) => Some(std::mem::replace(
-            &mut c.sql_mode,
-            t.def.sql_mode.to_ascii_uppercase(),
-        )),
-        _ => None,
-    };
-    let saved_db = sess.database.replace(t.def.schema.clone());
+    // TRIGGER on the table (1142); under the sql_mode the trigger was created with,
+    // in its database.
+    let (saved, entered) = crate::routine::call::enter(
+        sess,
+        Some((&t.def.definer_user, &t.def.definer_host)),
+        &t.def.sql_mode,
+        &t.def.schema,
+    );
     sess.trigger_tables
         .push((h.def.schema.clone(), h.def.name.clone()));
     // LAST_INSERT_ID() set by the body's statements is the body's own (MySQL).
     let saved_id = sess.last_insert_id();
-    let r = definer_may_fire(sess, t, h, saved.is_some()).and_then(|()| {
-        let mut rows = crate::routine::exec::Rows {
-            table: h,
-            old,
-            new,
-            new_writable: t.def.timing == TriggerTiming::Before,
-        };
-        crate::routine::exec::run(sess, &body, &mut rows)
-    });
+    let r = entered
+        .and_then(|()| check_trigger_privilege(sess, &h.def.schema, &h.def.name))
+        .and_then(|()| {
+            let mut rows = crate::routine::exec::Rows {
+                table: h,
+                old,
+                new,
+                new_writable: t.def.timing == TriggerTiming::Before,
+            };
+            crate::routine::exec::run(sess, &body, &mut rows)
+        });
     sess.trigger_tables.pop();
     sess.set_last_insert_id(saved_id);
-    sess.database = saved_db;
-    // (No cache: the body set a variable, and the cache is rebuilt from the session's.)
-    if let Some(m) = saved_mode
-        && let Some(c) = &mut sess.var_cache
-    {
-        c.sql_mode = m;
-    }
-    if let Some((account, privs, generation)) = saved {
-        sess.account = account;
-        sess.privs = privs;
-        sess.privs_generation = generation;
-    }
+    crate::routine::call::leave(sess, saved);
     r
-}
-
-/// The trigger's definer (the session's account while it runs) exists and holds
-/// TRIGGER on its table.
-fn definer_may_fire(sess: &mut Session, t: &Trigger, h: &TableHandle, other: bool) -> Result<()> {
-    if other {
-        // One look-up of the definer's privileges per firing (the session's own
-        // cached ones come back afterwards).
-        let generation = sess.server.privilege_generation();
-        let Some(p) = sess
-            .server
-            .account_privileges(&t.def.definer_user, &t.def.definer_host)
-        else {
-            return Err(KilnError::new(
-                ErrorKind::ER_NO_SUCH_USER,
-                &[&t.def.definer_user, &t.def.definer_host],
-            ));
-        };
-        sess.privs = Some(p);
-        sess.privs_generation = generation;
-    }
-    check_trigger_privilege(sess, &h.def.schema, &h.def.name)
 }
 
 /// The statements a trigger body may hold, and MySQL's rules for NEW and OLD:
 /// 1363 for OLD in an INSERT trigger / NEW in a DELETE trigger, 1362 for SET OLD.x and
 /// SET NEW.x in an AFTER trigger, 1054 for an unknown column.
 fn check_body(ct: &CreateTrigger, h: &TableHandle) -> Result<()> {
+    crate::routine::check::check(&ct.body, crate::routine::check::Context::Trigger, &[])?;
     let mut err: Option<KilnError> = None;
     let event_text = format!("on {}", ct.event.name());
     let check_ref = |q: &str, col: &str, err: &mut Option<KilnError>| {
@@ -258,10 +217,6 @@ fn check_body(ct: &CreateTrigger, h: &TableHandle) -> Result<()> {
         }
         match s {
             RStmt::Sql(stmt) => {
-                if let Some(e) = statement_allowed(stmt) {
-                    err = Some(e);
-                    return;
-                }
                 crate::routine::subst::visit_stmt(stmt, &mut |x| on_expr(x, &mut err));
             }
             RStmt::SelectInto { select, .. } => {
@@ -305,52 +260,6 @@ fn check_body(ct: &CreateTrigger, h: &TableHandle) -> Result<()> {
     match err {
         Some(e) => Err(e),
         None => Ok(()),
-    }
-}
-
-/// None when a body may hold `stmt`; else MySQL's error for it.
-fn statement_allowed(stmt: &Stmt) -> Option<KilnError> {
-    match stmt {
-        Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) | Stmt::Do(_) => None,
-        Stmt::Select(_) | Stmt::Show { .. } | Stmt::Explain { .. } => {
-            Some(KilnError::new(ErrorKind::ER_SP_NO_RETSET, &[&"trigger"]))
-        }
-        Stmt::Use(_) => Some(KilnError::new(ErrorKind::ER_SP_BADSTATEMENT, &[&"USE"])),
-        Stmt::LoadData(_) => Some(KilnError::new(
-            ErrorKind::ER_SP_BADSTATEMENT,
-            &[&"LOAD DATA"],
-        )),
-        Stmt::Begin { .. }
-        | Stmt::Commit
-        | Stmt::Rollback
-        | Stmt::CreateDatabase { .. }
-        | Stmt::DropDatabase { .. }
-        | Stmt::CreateTable(_)
-        | Stmt::DropTable { .. }
-        | Stmt::TruncateTable(_)
-        | Stmt::CreateView(_)
-        | Stmt::DropView { .. }
-        | Stmt::RenameTable(_)
-        | Stmt::CreateIndex { .. }
-        | Stmt::DropIndex { .. }
-        | Stmt::AlterTable { .. }
-        | Stmt::CreateTrigger(_)
-        | Stmt::DropTrigger { .. }
-        | Stmt::LockTables(_)
-        | Stmt::UnlockTables
-        | Stmt::FlushTablesWithReadLock(_)
-        | Stmt::CreateUser { .. }
-        | Stmt::AlterUser { .. }
-        | Stmt::DropUser { .. }
-        | Stmt::RenameUser(_)
-        | Stmt::Grant(_)
-        | Stmt::Revoke(_)
-        | Stmt::RevokeAll(_)
-        | Stmt::SetPassword { .. } => Some(ErrorKind::ER_COMMIT_NOT_ALLOWED_IN_SF_OR_TRG.into()),
-        _ => Some(KilnError::new(
-            ErrorKind::ER_NOT_SUPPORTED_YET,
-            &[&"this statement in a trigger"],
-        )),
     }
 }
 
@@ -408,20 +317,7 @@ pub fn create_trigger(sess: &mut Session, ct: &CreateTrigger) -> Result<Outcome>
         return Err(ErrorKind::ER_TRG_ALREADY_EXISTS.into());
     }
     check_body(ct, &h)?;
-    let definer = match &ct.definer {
-        None => (sess.account.0.clone(), sess.account.1.clone()),
-        Some(u) if u.host == "%current%" => (sess.account.0.clone(), sess.account.1.clone()),
-        Some(u) => {
-            let me = u.user == sess.account.0 && u.host == sess.account.1;
-            if !me && !sess.privileges().global_has(crate::privilege::SUPER) {
-                return Err(KilnError::new(
-                    ErrorKind::ER_SPECIFIC_ACCESS_DENIED_ERROR,
-                    &[&"SUPER or SET_USER_ID"],
-                ));
-            }
-            (u.user.clone(), u.host.clone())
-        }
-    };
+    let definer = super::routine::definer_of(sess, ct.definer.as_ref())?;
     let var = |sess: &Session, n: &str, d: &str| sess.vars.display(n).unwrap_or_else(|| d.into());
     let db_collation = cat
         .database(&schema)
@@ -552,7 +448,7 @@ pub fn show_triggers(sess: &mut Session, db: Option<&String>) -> Result<super::s
             ]
         })
         .collect();
-    let cols = [
+    let cols = super::show::text_columns(&[
         ("Trigger", 64),
         ("Event", 6),
         ("Table", 64),
@@ -564,10 +460,7 @@ pub fn show_triggers(sess: &mut Session, db: Option<&String>) -> Result<super::s
         ("character_set_client", 32),
         ("collation_connection", 64),
         ("Database Collation", 64),
-    ]
-    .iter()
-    .map(|(n, l)| ColumnInfo::text(n, *l))
-    .collect();
+    ]);
     Ok((cols, rows))
 }
 
@@ -580,7 +473,7 @@ pub fn show_create_trigger(sess: &mut Session, name: &TableName) -> Result<super
     };
     check_trigger_privilege(sess, &schema, &t.def.table)?;
     let d = &t.def;
-    let cols = [
+    let cols = super::show::text_columns(&[
         ("Trigger", 64),
         ("sql_mode", 512),
         ("SQL Original Statement", 1024),
@@ -588,10 +481,7 @@ pub fn show_create_trigger(sess: &mut Session, name: &TableName) -> Result<super
         ("collation_connection", 64),
         ("Database Collation", 64),
         ("Created", 22),
-    ]
-    .iter()
-    .map(|(n, l)| ColumnInfo::text(n, *l))
-    .collect();
+    ]);
     Ok((
         cols,
         vec![vec![

@@ -720,6 +720,9 @@ impl<'s> Expander<'s> {
             },
             Err(_) => return Err(invalid()),
         };
+        if crate::routine::names::any() {
+            body = qualify_functions(self.sess, &body, &v.body_db)?;
+        }
         let privs = if v.invoker {
             self.sess.privileges()
         } else {
@@ -757,6 +760,33 @@ impl<'s> Expander<'s> {
         }
         Ok(body)
     }
+}
+
+/// A view's SELECT with its unqualified stored function calls qualified with the
+/// view's database, where they resolve in MySQL (not the querying session's).
+fn qualify_functions(sess: &mut Session, body: &Select, db: &str) -> Result<Select> {
+    struct InDb {
+        cat: Arc<Catalog>,
+        db: String,
+    }
+    impl crate::routine::subst::Names for InDb {
+        fn value(&self, _: Option<&str>, _: &str) -> Result<Option<Value>> {
+            Ok(None)
+        }
+        fn function(&self, name: &str) -> Option<String> {
+            (!name.contains('.')
+                && self
+                    .cat
+                    .routine(&self.db, crate::routine::RoutineKind::Function, name)
+                    .is_some())
+            .then(|| format!("{}.{name}", self.db))
+        }
+    }
+    let names = InDb {
+        cat: sess.catalog()?,
+        db: db.to_string(),
+    };
+    crate::routine::subst::select(body, &names)
 }
 
 /// `body` with its result columns named `names` (a view's column list).

@@ -33,6 +33,9 @@ impl<'a> Parser<'a> {
         if self.is_kw("TRIGGER") {
             return self.trigger_definition(None);
         }
+        if self.is_kw("PROCEDURE") || self.is_kw("FUNCTION") {
+            return self.routine_definition(None);
+        }
         if self.starts_view(0) {
             return self.view_definition(false, false);
         }
@@ -812,6 +815,9 @@ impl<'a> Parser<'a> {
         }
         if self.is_kw("TRIGGER") {
             return self.drop_trigger();
+        }
+        if self.is_kw("PROCEDURE") || self.is_kw("FUNCTION") {
+            return self.drop_routine();
         }
         let temporary = self.eat_kw("TEMPORARY");
         if self.eat_kw("TABLE") || self.eat_kw("TABLES") {

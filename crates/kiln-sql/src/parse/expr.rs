@@ -441,6 +441,19 @@ impl<'a> Parser<'a> {
         }
         if self.eat_op(".") {
             let name = self.ident_or_keyword()?;
+            if !quoted_name_call_blocked(&first) && self.eat_op("(") {
+                // `db.f(args)`: a stored function of database db (the name part is
+                // case-insensitive, the database name is not).
+                let mut args = Vec::new();
+                if !self.eat_op(")") {
+                    args = self.expr_list()?;
+                    self.expect_op(")")?;
+                }
+                return Ok(Expr::Func {
+                    name: format!("{first}.{}", name.to_ascii_lowercase()),
+                    args,
+                });
+            }
             if self.eat_op(".") {
                 let col = self.ident_or_keyword()?;
                 return Ok(Expr::Column {
@@ -583,6 +596,12 @@ impl<'a> Parser<'a> {
 /// The charset introducer written right before a string literal (`_binary'..'`,
 /// `_latin1'..'`): the lexer drops it, so it is read back from the text before the
 /// literal. None when there is none or it names no charset kiln has.
+/// A database name that cannot qualify a function call (one holding a dot would make
+/// the call's name ambiguous).
+fn quoted_name_call_blocked(db: &str) -> bool {
+    db.contains('.')
+}
+
 fn introducer(before: &str) -> Option<kiln_types::collation::Charset> {
     let b = before.as_bytes();
     let mut i = b.len();

@@ -26,6 +26,8 @@ mod grant;
 mod lock;
 mod prepare;
 mod routine;
+mod routine_decl;
+mod routine_def;
 mod select;
 mod set;
 mod special;
@@ -34,6 +36,7 @@ mod view;
 mod window;
 
 pub use routine::parse_body;
+pub use routine_def::parse_routine;
 
 const SYNTAX_PREFIX: &str = "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use";
 
@@ -79,6 +82,7 @@ pub fn parse_multi(sql: &str, mode: LexMode) -> Result<Vec<(Parsed, &str)>> {
         depth: 0,
         operators: 0,
         straight_join: false,
+        in_body: false,
     };
     let mut out = Vec::new();
     loop {
@@ -134,6 +138,8 @@ struct Parser<'a> {
     operators: usize,
     /// A `STRAIGHT_JOIN` operator was read in the FROM clause being parsed.
     straight_join: bool,
+    /// A routine or trigger body is being read (LIMIT may name a local variable).
+    in_body: bool,
 }
 
 impl<'a> Parser<'a> {

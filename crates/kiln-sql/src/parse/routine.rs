@@ -39,13 +39,7 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        let start = self.peek().start;
-        let params_before = self.params;
-        let stmt = self.routine_stmt(0)?;
-        if self.params != params_before {
-            return Err(self.error());
-        }
-        let end = self.toks[self.pos.saturating_sub(1)].end.max(start);
+        let (stmt, body_text) = self.stored_body()?;
         Ok(Stmt::CreateTrigger(Box::new(CreateTrigger {
             name,
             if_not_exists,
@@ -55,8 +49,24 @@ impl<'a> Parser<'a> {
             table,
             order,
             body: Body { stmt },
-            body_text: self.sql[start..end].to_string(),
+            body_text,
         })))
+    }
+
+    /// The body of a CREATE TRIGGER / PROCEDURE / FUNCTION and its text as written
+    /// (`?` is not allowed in it).
+    pub(super) fn stored_body(&mut self) -> Result<(RStmt, String)> {
+        let start = self.peek().start;
+        let params_before = self.params;
+        self.in_body = true;
+        let stmt = self.routine_stmt(0);
+        self.in_body = false;
+        let stmt = stmt?;
+        if self.params != params_before {
+            return Err(self.error());
+        }
+        let end = self.toks[self.pos.saturating_sub(1)].end.max(start);
+        Ok((stmt, self.sql[start..end].to_string()))
     }
 
     /// After DROP: `TRIGGER [IF EXISTS] [db.]name`.
@@ -79,7 +89,7 @@ impl<'a> Parser<'a> {
     }
 
     /// One statement of a routine body.
-    fn routine_stmt(&mut self, depth: usize) -> Result<RStmt> {
+    pub(super) fn routine_stmt(&mut self, depth: usize) -> Result<RStmt> {
         if depth > NESTING_MAX {
             return Err(ErrorKind::ER_TOO_HIGH_LEVEL_OF_NESTING_FOR_SELECT.into());
         }
@@ -210,15 +220,17 @@ impl<'a> Parser<'a> {
             }
             "DECLARE" => {
                 self.bump();
+                if ["CONTINUE", "EXIT", "UNDO"].iter().any(|k| self.is_kw(k))
+                    && self.is_kw_at(1, "HANDLER")
+                {
+                    return self.declare_handler(depth);
+                }
                 let mut names = vec![self.ident()?];
+                if self.is_kw("CONDITION") || self.is_kw("CURSOR") {
+                    return self.declare_named(names.remove(0));
+                }
                 while self.eat_op(",") {
                     names.push(self.ident()?);
-                }
-                if self.is_kw("CONDITION") || self.is_kw("CURSOR") || self.is_kw("HANDLER") {
-                    return Err(KilnError::new(
-                        ErrorKind::ER_NOT_SUPPORTED_YET,
-                        &[&"DECLARE ... CONDITION, CURSOR or HANDLER"],
-                    ));
                 }
                 let (ty, _, _) = self.data_type()?;
                 let default = if self.eat_kw("DEFAULT") {
@@ -229,7 +241,12 @@ impl<'a> Parser<'a> {
                 Ok(RStmt::Declare { names, ty, default })
             }
             "SET" if !self.routine_set_is_plain() => self.routine_set(),
-            "SIGNAL" => self.signal(),
+            "SIGNAL" | "RESIGNAL" => self.signal(),
+            "RETURN" => {
+                self.bump();
+                Ok(RStmt::Return(self.expr()?))
+            }
+            "OPEN" | "CLOSE" | "FETCH" => self.cursor_stmt(&w),
             "SELECT" => self.select_into(),
             _ => self.routine_sql(),
         }
@@ -345,49 +362,6 @@ impl<'a> Parser<'a> {
         Ok(RStmt::Set(items))
     }
 
-    /// `SIGNAL SQLSTATE [VALUE] 'xxxxx' [SET item = expr [, ...]]`.
-    fn signal(&mut self) -> Result<RStmt> {
-        self.expect_kw("SIGNAL")?;
-        if !self.eat_kw("SQLSTATE") {
-            return Err(KilnError::new(
-                ErrorKind::ER_NOT_SUPPORTED_YET,
-                &[&"SIGNAL of a named condition"],
-            ));
-        }
-        self.eat_kw("VALUE");
-        let sqlstate = self.string()?;
-        if sqlstate.len() != 5
-            || !sqlstate.bytes().all(|b| b.is_ascii_alphanumeric())
-            || sqlstate.starts_with("00")
-        {
-            return Err(KilnError::new(ErrorKind::ER_SP_BAD_SQLSTATE, &[&sqlstate]));
-        }
-        let (mut message, mut errno) = (None, None);
-        if self.eat_kw("SET") {
-            loop {
-                let item = self.word(true)?.to_ascii_uppercase();
-                self.expect_op("=")?;
-                let e = self.expr()?;
-                match item.as_str() {
-                    "MESSAGE_TEXT" => message = Some(e),
-                    "MYSQL_ERRNO" => errno = Some(e),
-                    "CLASS_ORIGIN" | "SUBCLASS_ORIGIN" | "CONSTRAINT_CATALOG"
-                    | "CONSTRAINT_SCHEMA" | "CONSTRAINT_NAME" | "CATALOG_NAME" | "SCHEMA_NAME"
-                    | "TABLE_NAME" | "COLUMN_NAME" | "CURSOR_NAME" => {}
-                    _ => return Err(self.error()),
-                }
-                if !self.eat_op(",") {
-                    break;
-                }
-            }
-        }
-        Ok(RStmt::Signal {
-            sqlstate,
-            message,
-            errno,
-        })
-    }
-
     /// `SELECT ... INTO target [, target] ...` (INTO after the select list or at the
     /// end): the INTO clause is taken out of the tokens, then the SELECT parsed.
     fn select_into(&mut self) -> Result<RStmt> {
@@ -458,6 +432,7 @@ pub fn parse_body(text: &str, mode: LexMode) -> Result<Body> {
         depth: 0,
         operators: 0,
         straight_join: false,
+        in_body: true,
     };
     p.routine_body()
 }
@@ -531,7 +506,9 @@ mod tests {
         assert!(
             matches!(&body[6], RStmt::SelectInto { targets, .. } if targets[0] == Target::User("one".into()))
         );
-        assert!(matches!(&body[7], RStmt::Signal { sqlstate, .. } if sqlstate == "45000"));
+        assert!(
+            matches!(&body[7], RStmt::Signal { sqlstate, .. } if sqlstate.as_deref() == Some("45000"))
+        );
         assert!(matches!(&body[8], RStmt::Sql(s) if matches!(**s, Stmt::Insert(_))));
     }
 
@@ -547,7 +524,9 @@ mod tests {
             "SELECT 1 INTO 3",
             "CASE END CASE",
             "x: SET @a = 1",
-            "DECLARE c CURSOR FOR SELECT 1",
+            "DECLARE c CURSOR FOR",
+            "DECLARE CONTINUE HANDLER FOR",
+            "SIGNAL",
             "BEGIN END END",
         ] {
             assert!(parse_body(text, LexMode::default()).is_err(), "{text}");

@@ -179,9 +179,19 @@ impl<'a> Parser<'a> {
         Ok((a, None))
     }
 
+    /// A LIMIT / OFFSET value: an integer, `?`, a user variable, or in a routine
+    /// body a local variable (MySQL).
     fn limit_value(&mut self) -> Result<Expr> {
         match self.peek().tok {
             Tok::Int(_) | Tok::Placeholder | Tok::UserVar(_) => self.primary(),
+            Tok::Word(w) if self.in_body && !is_reserved(w) => Ok(Expr::Column {
+                qualifier: None,
+                name: self.ident()?,
+            }),
+            Tok::QuotedIdent(_) if self.in_body => Ok(Expr::Column {
+                qualifier: None,
+                name: self.ident()?,
+            }),
             _ => Err(self.error()),
         }
     }

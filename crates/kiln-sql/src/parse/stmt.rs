@@ -106,6 +106,10 @@ impl<'a> Parser<'a> {
             "GRANT" => self.grant(),
             "REVOKE" => self.revoke(),
             "ALTER" if self.is_kw_at(1, "TABLE") => self.alter_table(),
+            "ALTER" if self.is_kw_at(1, "PROCEDURE") || self.is_kw_at(1, "FUNCTION") => {
+                self.alter_routine()
+            }
+            "CALL" => self.call(),
             "ALTER" if self.starts_view(1) => {
                 self.bump();
                 self.view_definition(false, true)
@@ -368,6 +372,27 @@ impl<'a> Parser<'a> {
             self.bump();
             self.bump();
             ShowKind::CreateTrigger(self.table_name()?)
+        } else if self.is_kw("CREATE")
+            && (self.is_kw_at(1, "PROCEDURE") || self.is_kw_at(1, "FUNCTION"))
+        {
+            self.bump();
+            let kind = if self.eat_kw("PROCEDURE") {
+                crate::routine::RoutineKind::Procedure
+            } else {
+                self.bump();
+                crate::routine::RoutineKind::Function
+            };
+            ShowKind::CreateRoutine(kind, self.table_name()?)
+        } else if (self.is_kw("PROCEDURE") || self.is_kw("FUNCTION")) && self.is_kw_at(1, "STATUS")
+        {
+            let kind = if self.eat_kw("PROCEDURE") {
+                crate::routine::RoutineKind::Procedure
+            } else {
+                self.bump();
+                crate::routine::RoutineKind::Function
+            };
+            self.bump();
+            ShowKind::RoutineStatus(kind)
         } else if self.eat_kw("TRIGGERS") {
             ShowKind::Triggers { db: from_db(self)? }
         } else if self.is_kw("CREATE") && self.is_kw_at(1, "TABLE") {

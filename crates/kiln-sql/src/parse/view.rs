@@ -23,6 +23,13 @@ impl<'a> Parser<'a> {
             if self.is_kw("TRIGGER") && algorithm.is_none() && !or_replace && !alter {
                 return self.trigger_definition(definer);
             }
+            if (self.is_kw("PROCEDURE") || self.is_kw("FUNCTION"))
+                && algorithm.is_none()
+                && !or_replace
+                && !alter
+            {
+                return self.routine_definition(definer);
+            }
         }
         let mut invoker = None;
         if self.eat_kw("SQL") {

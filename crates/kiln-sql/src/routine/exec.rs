@@ -1,23 +1,34 @@
 //! The interpreter of compound statements: runs a `Body` in a `Frame` of local
-//! variables, with (in a trigger) the OLD and NEW rows of `Rows`.
+//! variables (a routine's parameters first), conditions, handlers and cursors, with
+//! (in a trigger) the OLD and NEW rows of `Rows`.
 //!
 //! Expressions are evaluated by substituting the current values of local variables
 //! and NEW/OLD columns (subst.rs), then evaluating like any constant expression, so
-//! every function and subquery kiln has works inside a body. Data statements run
-//! through the same executor functions as top-level ones (exec/dml.rs ...), each as
-//! its own statement inside the caller's (its own savepoint: an error undoes it, and
-//! the error then fails the caller, whose savepoint undoes the rest).
+//! every function and subquery kiln has works inside a body. Statements run in one
+//! of two ways:
+//! - inside a statement (a trigger, a stored function, and anything they call: the
+//!   "atomic" context), data statements run through the executor functions directly
+//!   (`run_sql`), each as its own statement inside the caller's: its own savepoint
+//!   undoes it on error, and the caller's undoes the rest;
+//! - in a procedure CALLed as a statement, each statement is dispatched like a
+//!   client's (`Session::dispatch`: privileges, implicit commits, DDL), a SELECT's
+//!   rows become a result set for the client (`Session::results`), and with
+//!   autocommit each statement commits on its own, as in MySQL.
 //!
-//! Flow: LEAVE and ITERATE unwind to their label as `Flow` values; an error (SIGNAL
-//! included) unwinds as `Err`. There are no handlers yet (DECLARE ... HANDLER is 1235
-//! at CREATE), so any error ends the body.
+//! Flow: LEAVE and ITERATE unwind to their label, RETURN to the function, an EXIT
+//! handler to the block that declared it, all as `Flow` values; an error (SIGNAL
+//! included) unwinds as `Err` until a handler takes it (handler.rs) or it leaves the
+//! body.
 
 use kiln_common::{ErrorKind, KilnError, Result};
 
-use super::{Body, LOOP_ITERATIONS_MAX, LoopKind, RStmt, Target, VARIABLES_MAX, subst};
+use super::check::Context;
+use super::handler::{ActiveHandler, Cond};
+use super::{Body, CondValue, LOOP_ITERATIONS_MAX, LoopKind, RStmt, Target, VARIABLES_MAX, subst};
 use crate::ast::*;
 use crate::dict::TableHandle;
 use crate::eval::{Env, Level, eval};
+use crate::result::Outcome;
 use crate::session::Session;
 use crate::types::{SqlType, StoreMode, store};
 use crate::value::Value;
@@ -32,68 +43,188 @@ pub struct Rows<'a> {
     pub new_writable: bool,
 }
 
-/// Local variables: (name, type, value), innermost last.
-#[derive(Default)]
-pub struct Frame {
-    vars: Vec<(String, SqlType, Value)>,
+/// A cursor of a frame: its SELECT and, while open, the rows not fetched yet.
+pub(super) struct Cursor<'b> {
+    pub name: String,
+    pub select: &'b Select,
+    pub rows: Option<std::vec::IntoIter<Vec<Value>>>,
 }
 
-impl Frame {
+/// Local variables (name, type, value), conditions, handlers and cursors, innermost
+/// last; a block's are dropped when it ends.
+#[derive(Default)]
+pub(super) struct Frame<'b> {
+    pub vars: Vec<(String, SqlType, Value)>,
+    pub conds: Vec<(String, CondValue)>,
+    pub handlers: Vec<ActiveHandler<'b>>,
+    pub cursors: Vec<Cursor<'b>>,
+}
+
+impl Frame<'_> {
     fn get(&self, name: &str) -> Option<usize> {
         self.vars
             .iter()
             .rposition(|(n, _, _)| n.eq_ignore_ascii_case(name))
     }
-}
 
-/// How a statement ended (LEAVE / ITERATE unwind to their label).
-enum Flow {
-    Next,
-    Leave(String),
-    Iterate(String),
-}
+    fn marks(&self) -> [usize; 4] {
+        [
+            self.vars.len(),
+            self.conds.len(),
+            self.handlers.len(),
+            self.cursors.len(),
+        ]
+    }
 
-/// Runs a body.
-pub fn run(sess: &mut Session, body: &Body, rows: &mut Rows<'_>) -> Result<()> {
-    let mut frame = Frame::default();
-    let mut cx = Cx {
-        sess,
-        frame: &mut frame,
-        rows,
-    };
-    match cx.stmt(&body.stmt)? {
-        Flow::Next => Ok(()),
-        Flow::Leave(l) | Flow::Iterate(l) => Err(KilnError::new(
-            ErrorKind::ER_SP_LILABEL_MISMATCH,
-            &[&"LEAVE", &l],
-        )),
+    fn truncate(&mut self, m: [usize; 4]) {
+        self.vars.truncate(m[0]);
+        self.conds.truncate(m[1]);
+        self.handlers.truncate(m[2]);
+        self.cursors.truncate(m[3]);
+    }
+
+    fn items(&self) -> usize {
+        self.vars.len() + self.conds.len() + self.handlers.len() + self.cursors.len()
     }
 }
 
-struct Cx<'s, 'r, 'a> {
-    sess: &'s mut Session,
-    frame: &'s mut Frame,
-    rows: &'r mut Rows<'a>,
+/// How a statement ended.
+pub(super) enum Flow {
+    Next,
+    Leave(String),
+    Iterate(String),
+    /// RETURN's value.
+    Return(Value),
+    /// An EXIT handler ran: leave the block at this nesting level.
+    Exit(usize),
+}
+
+/// What a routine's body left: its parameters' final values (OUT / INOUT), a
+/// function's RETURN value, and the rows the last data statement affected.
+pub struct Finished {
+    pub params: Vec<Value>,
+    pub returned: Option<Value>,
+    pub affected: u64,
+}
+
+/// Runs a trigger's body.
+pub fn run(sess: &mut Session, body: &Body, rows: &mut Rows<'_>) -> Result<()> {
+    run_body(sess, body, Some(rows), Vec::new(), Context::Trigger).map(drop)
+}
+
+/// Runs a procedure's or function's body with its parameters as the first local
+/// variables.
+pub fn run_routine(
+    sess: &mut Session,
+    body: &Body,
+    params: Vec<(String, SqlType, Value)>,
+    ctx: Context,
+) -> Result<Finished> {
+    run_body(sess, body, None, params, ctx)
+}
+
+fn run_body(
+    sess: &mut Session,
+    body: &Body,
+    rows: Option<&mut Rows<'_>>,
+    params: Vec<(String, SqlType, Value)>,
+    ctx: Context,
+) -> Result<Finished> {
+    let n = params.len();
+    let mut cx = Cx {
+        sess,
+        frame: Frame {
+            vars: params,
+            ..Default::default()
+        },
+        rows,
+        ctx,
+        level: 0,
+        masked: Vec::new(),
+        escape_mask: None,
+        handling: Vec::new(),
+        signal_states: Vec::new(),
+        affected: 0,
+    };
+    let returned = match cx.stmt(&body.stmt)? {
+        Flow::Next | Flow::Exit(_) => None,
+        Flow::Return(v) => Some(v),
+        Flow::Leave(l) | Flow::Iterate(l) => {
+            return Err(KilnError::new(
+                ErrorKind::ER_SP_LILABEL_MISMATCH,
+                &[&"LEAVE", &l],
+            ));
+        }
+    };
+    Ok(Finished {
+        params: cx.frame.vars.into_iter().take(n).map(|v| v.2).collect(),
+        returned,
+        affected: cx.affected,
+    })
+}
+
+pub(super) struct Cx<'s, 'r, 'a, 'b> {
+    pub sess: &'s mut Session,
+    pub frame: Frame<'b>,
+    pub rows: Option<&'r mut Rows<'a>>,
+    pub ctx: Context,
+    /// Nesting level of the block running (handlers remember theirs).
+    pub level: usize,
+    /// Ranges of `frame.handlers` not active while a handler of theirs runs.
+    pub masked: Vec<std::ops::Range<usize>>,
+    /// An error leaving a handler's body: handlers from this index on cannot take it.
+    pub escape_mask: Option<usize>,
+    /// The conditions of the handlers running, innermost last (RESIGNAL).
+    pub handling: Vec<Cond>,
+    /// SQLSTATEs of the warnings SIGNAL raised: (code, state).
+    pub signal_states: Vec<(u16, [u8; 5])>,
+    /// Rows the last data statement affected (a CALL's affected-rows count).
+    pub affected: u64,
 }
 
 fn unknown_column(q: &str, name: &str) -> KilnError {
     KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&name, &q])
 }
 
-impl Cx<'_, '_, '_> {
+/// Statements that contain others (their conditions' warnings are not checked for
+/// handlers; the statements inside them are).
+fn compound(s: &RStmt) -> bool {
+    matches!(
+        s,
+        RStmt::Block { .. }
+            | RStmt::If { .. }
+            | RStmt::Case { .. }
+            | RStmt::Loop { .. }
+            | RStmt::DeclareHandler { .. }
+    )
+}
+
+impl<'b> Cx<'_, '_, '_, 'b> {
+    /// Inside a statement (a trigger or stored function is running): no result sets,
+    /// no commits, data statements run directly.
+    pub fn atomic(&self) -> bool {
+        self.ctx != Context::Procedure || self.sess.in_atomic_routine()
+    }
+
     /// The value a name in an expression stands for (None: not a routine name).
-    fn lookup(&self, q: Option<&str>, name: &str) -> Result<Option<Value>> {
+    pub fn lookup(&self, q: Option<&str>, name: &str) -> Result<Option<Value>> {
         match q {
             None => Ok(self.frame.get(name).map(|i| self.frame.vars[i].2.clone())),
-            Some(q) if q.eq_ignore_ascii_case("NEW") || q.eq_ignore_ascii_case("OLD") => {
+            Some(q)
+                if self.rows.is_some()
+                    && (q.eq_ignore_ascii_case("NEW") || q.eq_ignore_ascii_case("OLD")) =>
+            {
+                let Some(rows) = self.rows.as_deref() else {
+                    return Ok(None);
+                };
                 let new = q.eq_ignore_ascii_case("NEW");
-                let Some(c) = self.rows.table.def.column_index(name) else {
+                let Some(c) = rows.table.def.column_index(name) else {
                     return Err(unknown_column(&q.to_ascii_uppercase(), name));
                 };
                 let row: Option<&[Value]> = if new {
-                    self.rows.new.as_deref().map(|v| v.as_slice())
+                    rows.new.as_deref().map(|v| v.as_slice())
                 } else {
-                    self.rows.old
+                    rows.old
                 };
                 match row {
                     Some(r) => Ok(Some(r.get(c).cloned().unwrap_or(Value::Null))),
@@ -104,8 +235,8 @@ impl Cx<'_, '_, '_> {
         }
     }
 
-    fn value(&mut self, e: &Expr) -> Result<Value> {
-        let e = subst::expr(e, &|q, n| self.lookup(q, n))?;
+    pub fn value(&mut self, e: &Expr) -> Result<Value> {
+        let e = subst::expr(e, &subst::by(|q, n| self.lookup(q, n)))?;
         let mut reads = false;
         crate::exec::bind::visit(&e, &mut |x| {
             reads |= matches!(
@@ -125,51 +256,127 @@ impl Cx<'_, '_, '_> {
         Ok(self.value(e)?.to_bool() == Some(true))
     }
 
-    fn list(&mut self, body: &[RStmt]) -> Result<Flow> {
+    /// A statement list: each statement's errors and warnings go to the handlers in
+    /// scope (handler.rs); a CONTINUE handler resumes with the next statement.
+    fn list(&mut self, body: &'b [RStmt]) -> Result<Flow> {
         for s in body {
-            match self.stmt(s)? {
-                Flow::Next => {}
-                other => return Ok(other),
+            let simple = !compound(s);
+            let mark = self.sess.diagnostics().len();
+            if simple && !self.atomic() {
+                self.sess.statement_pending = true;
+            }
+            let cond = match self.stmt(s) {
+                Ok(Flow::Next) => {
+                    if simple && !self.atomic() {
+                        self.statement_done()?;
+                    }
+                    match self.warning_condition(mark) {
+                        Some((c, at)) => {
+                            self.sess.remove_diagnostic(at);
+                            c
+                        }
+                        None => continue,
+                    }
+                }
+                Ok(other) => return Ok(other),
+                Err(e) if !super::handler::handleable(&e) => return Err(e),
+                Err(e) => Cond::from_error(e),
+            };
+            match self.find_handler(&cond) {
+                None if cond.error => return Err(cond.into_error()),
+                None => {}
+                Some(i) => match self.run_handler(i, cond)? {
+                    Flow::Next => {}
+                    other => return Ok(other),
+                },
             }
         }
         Ok(Flow::Next)
     }
 
-    fn stmt(&mut self, s: &RStmt) -> Result<Flow> {
+    /// After a statement of a procedure run as a statement: with autocommit its
+    /// transaction commits (MySQL commits each statement of a procedure).
+    fn statement_done(&mut self) -> Result<()> {
+        self.sess.end_statement(Ok(Outcome::ok()))?;
+        self.sess.release_mdl_if_idle();
+        Ok(())
+    }
+
+    fn block(&mut self, label: Option<&str>, body: &'b [RStmt]) -> Result<Flow> {
+        let mark = self.frame.marks();
+        self.level += 1;
+        let level = self.level;
+        let r = self.list(body);
+        self.level -= 1;
+        self.frame.truncate(mark);
+        if self.escape_mask.is_some_and(|m| m >= mark[2]) {
+            self.escape_mask = None;
+        }
+        match r? {
+            Flow::Leave(l) if label.is_some_and(|x| x.eq_ignore_ascii_case(&l)) => Ok(Flow::Next),
+            Flow::Exit(l) if l == level => Ok(Flow::Next),
+            other => Ok(other),
+        }
+    }
+
+    fn room(&self) -> Result<()> {
+        if self.frame.items() >= VARIABLES_MAX {
+            return Err(KilnError::new(
+                ErrorKind::ER_NOT_SUPPORTED_YET,
+                &[&"more local variables, conditions, handlers and cursors"],
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn stmt(&mut self, s: &'b RStmt) -> Result<Flow> {
         if self.sess.is_interrupted() {
             return Err(ErrorKind::ER_QUERY_INTERRUPTED.into());
         }
         match s {
-            RStmt::Block { label, body } => {
-                let mark = self.frame.vars.len();
-                let r = self.list(body);
-                self.frame.vars.truncate(mark);
-                match r? {
-                    Flow::Leave(l)
-                        if label.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(&l)) =>
-                    {
-                        Ok(Flow::Next)
-                    }
-                    other => Ok(other),
-                }
-            }
+            RStmt::Block { label, body } => self.block(label.as_deref(), body),
             RStmt::Declare { names, ty, default } => {
                 let v = match default {
                     Some(e) => self.value(e)?,
                     None => Value::Null,
                 };
                 for n in names {
-                    if self.frame.vars.len() >= VARIABLES_MAX {
-                        return Err(KilnError::new(
-                            ErrorKind::ER_NOT_SUPPORTED_YET,
-                            &[&"more local variables"],
-                        ));
-                    }
+                    self.room()?;
                     let v = self.convert(ty, n, &v)?;
                     self.frame.vars.push((n.clone(), ty.clone(), v));
                 }
                 Ok(Flow::Next)
             }
+            RStmt::DeclareCondition { name, value } => {
+                self.room()?;
+                self.frame.conds.push((name.clone(), value.clone()));
+                Ok(Flow::Next)
+            }
+            RStmt::DeclareHandler {
+                action,
+                conds,
+                body,
+            } => {
+                self.room()?;
+                let h = self.declare_handler(*action, conds, body)?;
+                self.frame.handlers.push(h);
+                Ok(Flow::Next)
+            }
+            RStmt::DeclareCursor { name, select } => {
+                self.room()?;
+                self.frame.cursors.push(Cursor {
+                    name: name.clone(),
+                    select,
+                    rows: None,
+                });
+                Ok(Flow::Next)
+            }
+            RStmt::Open(c) => self.open(c).map(|()| Flow::Next),
+            RStmt::Close(c) => self.cursor(c)?.rows.take().map_or_else(
+                || Err(ErrorKind::ER_SP_CURSOR_NOT_OPEN.into()),
+                |_| Ok(Flow::Next),
+            ),
+            RStmt::Fetch { cursor, targets } => self.fetch(cursor, targets).map(|()| Flow::Next),
             RStmt::Set(items) => {
                 for (t, e) in items {
                     let v = self.value(e)?;
@@ -225,13 +432,22 @@ impl Cx<'_, '_, '_> {
             } => self.run_loop(*kind, label.as_deref(), cond.as_ref(), body),
             RStmt::Leave(l) => Ok(Flow::Leave(l.clone())),
             RStmt::Iterate(l) => Ok(Flow::Iterate(l.clone())),
+            RStmt::Return(e) => Ok(Flow::Return(self.value(e)?)),
             RStmt::Signal {
+                resignal,
                 sqlstate,
+                condition,
                 message,
                 errno,
-            } => self.signal(sqlstate, message.as_ref(), errno.as_ref()),
+            } => self.signal(
+                *resignal,
+                sqlstate.as_deref(),
+                condition.as_deref(),
+                message.as_ref(),
+                errno.as_ref(),
+            ),
             RStmt::SelectInto { select, targets } => {
-                let sel = subst::select(select, &|q, n| self.lookup(q, n))?;
+                let sel = subst::select(select, &subst::by(|q, n| self.lookup(q, n)))?;
                 crate::privcheck::check(self.sess, &Stmt::Select(Box::new(sel.clone())))?;
                 let rows = crate::exec::select::run(self.sess, &sel)?;
                 if rows.columns.len() != targets.len() {
@@ -253,11 +469,45 @@ impl Cx<'_, '_, '_> {
                 Ok(Flow::Next)
             }
             RStmt::Sql(stmt) => {
-                let stmt = subst::stmt(stmt, &|q, n| self.lookup(q, n))?;
-                run_sql(self.sess, &stmt)?;
+                if let Stmt::Call { name, args } = &**stmt {
+                    let o = super::call::procedure(self, name, args, false)?;
+                    self.note_outcome(o)?;
+                    return Ok(Flow::Next);
+                }
+                let stmt = subst::stmt(stmt, &subst::by(|q, n| self.lookup(q, n)))?;
+                let o = if self.atomic() {
+                    run_sql(self.sess, &stmt)?
+                } else {
+                    self.sess
+                        .dispatch(&stmt, &mut crate::exec::load::NoLocalInfile)?
+                };
+                self.note_outcome(o)?;
                 Ok(Flow::Next)
             }
         }
+    }
+
+    /// A statement's outcome: a result set goes to the client, affected rows are
+    /// remembered (ROW_COUNT(), the CALL's count).
+    fn note_outcome(&mut self, o: Outcome) -> Result<()> {
+        match o {
+            Outcome::Ok { affected_rows, .. } => {
+                self.affected = affected_rows;
+                self.sess.set_row_count(affected_rows as i64);
+            }
+            Outcome::Rows(rows) => {
+                if self.atomic() {
+                    return Err(KilnError::new(
+                        ErrorKind::ER_SP_NO_RETSET,
+                        &[&self.sess.atomic_kind()],
+                    ));
+                }
+                self.affected = 0;
+                self.sess.set_row_count(-1);
+                self.sess.push_result(rows)?;
+            }
+        }
+        Ok(())
     }
 
     fn run_loop(
@@ -265,7 +515,7 @@ impl Cx<'_, '_, '_> {
         kind: LoopKind,
         label: Option<&str>,
         cond: Option<&Expr>,
-        body: &[RStmt],
+        body: &'b [RStmt],
     ) -> Result<Flow> {
         let mine = |l: &str| label.is_some_and(|x| x.eq_ignore_ascii_case(l));
         let mut n = 0u64;
@@ -283,9 +533,9 @@ impl Cx<'_, '_, '_> {
             {
                 return Ok(Flow::Next);
             }
-            let mark = self.frame.vars.len();
+            let mark = self.frame.marks();
             let r = self.list(body);
-            self.frame.vars.truncate(mark);
+            self.frame.truncate(mark);
             match r? {
                 Flow::Next => {}
                 Flow::Leave(l) if mine(&l) => return Ok(Flow::Next),
@@ -301,25 +551,30 @@ impl Cx<'_, '_, '_> {
         }
     }
 
-    fn convert(&mut self, ty: &SqlType, name: &str, v: &Value) -> Result<Value> {
-        let mut warnings = Vec::new();
-        let strict = self.sess.strict_mode();
-        let out = store(ty, name, v, StoreMode { strict, row: 1 }, &mut warnings)?;
-        for w in warnings {
-            let level = if w.note { Level::Note } else { Level::Warning };
-            self.sess.warn(level, w.code, w.message);
-        }
-        Ok(out)
+    pub fn convert(&mut self, ty: &SqlType, name: &str, v: &Value) -> Result<Value> {
+        convert(self.sess, ty, name, v)
     }
 
-    fn assign(&mut self, t: &Target, v: Value) -> Result<()> {
+    /// Index of local variable `name`.
+    pub fn local(&self, name: &str) -> Option<usize> {
+        self.frame.get(name)
+    }
+
+    /// Sets local variable `i` (converted to its type).
+    pub fn set_local(&mut self, i: usize, v: Value) -> Result<()> {
+        let (name, ty) = (self.frame.vars[i].0.clone(), self.frame.vars[i].1.clone());
+        self.frame.vars[i].2 = self.convert(&ty, &name, &v)?;
+        Ok(())
+    }
+
+    pub fn new_writable(&self) -> bool {
+        self.rows.as_ref().is_some_and(|r| r.new_writable)
+    }
+
+    pub fn assign(&mut self, t: &Target, v: Value) -> Result<()> {
         match t {
             Target::Local(name) => match self.frame.get(name) {
-                Some(i) => {
-                    let ty = self.frame.vars[i].1.clone();
-                    self.frame.vars[i].2 = self.convert(&ty, name, &v)?;
-                    Ok(())
-                }
+                Some(i) => self.set_local(i, v),
                 // Not a local: a system variable (SET sql_mode = ...), as MySQL.
                 None => self.sess.set_vars(&[(
                     SetTarget::System {
@@ -345,13 +600,16 @@ impl Cx<'_, '_, '_> {
                 &[&"OLD", &""],
             )),
             Target::New(col) => {
-                if !self.rows.new_writable {
+                if !self.new_writable() {
                     return Err(KilnError::new(
                         ErrorKind::ER_TRG_CANT_CHANGE_ROW,
                         &[&"NEW", &"after "],
                     ));
                 }
-                let h = self.rows.table;
+                let Some(rows) = self.rows.as_deref_mut() else {
+                    return Err(unknown_column("NEW", col));
+                };
+                let h = rows.table;
                 let c = h
                     .def
                     .column_index(col)
@@ -362,7 +620,7 @@ impl Cx<'_, '_, '_> {
                 } else {
                     crate::exec::dml::store_column(self.sess, h, c, &v, strict, 1)?
                 };
-                let Some(new) = self.rows.new.as_deref_mut() else {
+                let Some(new) = rows.new.as_deref_mut() else {
                     return Err(unknown_column("NEW", col));
                 };
                 if let Some(slot) = new.get_mut(c) {
@@ -373,52 +631,61 @@ impl Cx<'_, '_, '_> {
         }
     }
 
-    fn signal(
-        &mut self,
-        sqlstate: &str,
-        message: Option<&Expr>,
-        errno: Option<&Expr>,
-    ) -> Result<Flow> {
-        let class = &sqlstate[..2];
-        let default = match class {
-            "01" => ErrorKind::ER_SIGNAL_WARN,
-            "02" => ErrorKind::ER_SIGNAL_NOT_FOUND,
-            _ => ErrorKind::ER_SIGNAL_EXCEPTION,
-        };
-        let text = match message {
-            Some(e) => self
-                .value(e)?
-                .to_string_lossy()
-                .unwrap_or_default()
-                .chars()
-                .take(128)
-                .collect(),
-            None => KilnError::from(default).message,
-        };
-        let code = match errno {
-            Some(e) => match self.value(e)?.to_i64() {
-                Some(n) if (1..=65535).contains(&n) => n as u16,
-                _ => {
-                    return Err(KilnError::new(
-                        ErrorKind::ER_WRONG_VALUE_FOR_VAR,
-                        &[&"MYSQL_ERRNO", &"?"],
-                    ));
-                }
-            },
-            None => default.code(),
-        };
-        if class == "01" {
-            self.sess.warn(Level::Warning, code, text);
-            return Ok(Flow::Next);
-        }
-        let mut state = [b'0'; 5];
-        state.copy_from_slice(&sqlstate.as_bytes()[..5]);
-        Err(KilnError {
-            code,
-            sqlstate: state,
-            message: text,
-        })
+    fn cursor(&mut self, name: &str) -> Result<&mut Cursor<'b>> {
+        self.frame
+            .cursors
+            .iter_mut()
+            .rev()
+            .find(|c| c.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| KilnError::new(ErrorKind::ER_SP_CURSOR_MISMATCH, &[&name]))
     }
+
+    /// OPEN: runs the cursor's SELECT with the variables' current values (the rows
+    /// are read now, as MySQL materializes a cursor).
+    fn open(&mut self, name: &str) -> Result<()> {
+        let c = self.cursor(name)?;
+        if c.rows.is_some() {
+            return Err(ErrorKind::ER_SP_CURSOR_ALREADY_OPEN.into());
+        }
+        let select = c.select;
+        let sel = subst::select(select, &subst::by(|q, n| self.lookup(q, n)))?;
+        crate::privcheck::check(self.sess, &Stmt::Select(Box::new(sel.clone())))?;
+        let rows = crate::exec::select::run(self.sess, &sel)?;
+        self.cursor(name)?.rows = Some(rows.rows.into_iter());
+        Ok(())
+    }
+
+    /// FETCH: the next row into the targets; none left is the NOT FOUND condition
+    /// (1329, SQLSTATE 02000).
+    fn fetch(&mut self, name: &str, targets: &[Target]) -> Result<()> {
+        let c = self.cursor(name)?;
+        let Some(rows) = c.rows.as_mut() else {
+            return Err(ErrorKind::ER_SP_CURSOR_NOT_OPEN.into());
+        };
+        let Some(row) = rows.next() else {
+            return Err(ErrorKind::ER_SP_FETCH_NO_DATA.into());
+        };
+        if row.len() != targets.len() {
+            return Err(ErrorKind::ER_SP_WRONG_NO_OF_FETCH_ARGS.into());
+        }
+        for (t, v) in targets.iter().zip(row) {
+            self.assign(t, v)?;
+        }
+        Ok(())
+    }
+}
+
+/// `v` stored into a variable or parameter of type `ty` (MySQL's conversions: errors
+/// in strict mode, warnings otherwise).
+pub fn convert(sess: &mut Session, ty: &SqlType, name: &str, v: &Value) -> Result<Value> {
+    let mut warnings = Vec::new();
+    let strict = sess.strict_mode();
+    let out = store(ty, name, v, StoreMode { strict, row: 1 }, &mut warnings)?;
+    for w in warnings {
+        let level = if w.note { Level::Note } else { Level::Warning };
+        sess.warn(level, w.code, w.message);
+    }
+    Ok(out)
 }
 
 /// The tables a data statement writes (1442 checks), as (schema, name).
@@ -453,38 +720,49 @@ pub fn written_tables(sess: &Session, s: &Stmt) -> Vec<(String, String)> {
     names.iter().map(qualify).collect()
 }
 
-/// Runs one data statement of a body (privileges of the account it runs as checked,
-/// views expanded, 1442 checked).
-fn run_sql(sess: &mut Session, stmt: &Stmt) -> Result<()> {
+/// Runs one data statement of a body inside a statement (privileges of the account
+/// it runs as checked, views expanded, 1442 checked).
+fn run_sql(sess: &mut Session, stmt: &Stmt) -> Result<Outcome> {
+    let ctx = if sess.atomic_kind() == "trigger" {
+        Context::Trigger
+    } else {
+        Context::Function
+    };
+    if let Some(e) = super::check::statement_allowed(stmt, ctx) {
+        return Err(e);
+    }
     crate::privcheck::check(sess, stmt)?;
     let expanded = crate::exec::view::expand(sess, stmt)?;
     let stmt = expanded.as_ref().unwrap_or(stmt);
     for (s, t) in written_tables(sess, stmt) {
-        if sess
-            .trigger_tables
-            .iter()
-            .any(|(a, b)| *a == s && b.eq_ignore_ascii_case(&t))
-        {
+        if sess.used_by_invoker(&s, &t) {
             return Err(KilnError::new(
                 ErrorKind::ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG,
                 &[&t],
             ));
         }
     }
+    let mark = sess.note_statement_tables(stmt);
+    let r = run_data_statement(sess, stmt);
+    sess.statement_tables.truncate(mark);
+    r
+}
+
+fn run_data_statement(sess: &mut Session, stmt: &Stmt) -> Result<Outcome> {
     match stmt {
-        Stmt::Insert(i) => crate::exec::dml::insert(sess, i).map(drop),
-        Stmt::Update(u) => crate::exec::dml::update(sess, u).map(drop),
-        Stmt::Delete(d) => crate::exec::dml::delete(sess, d).map(drop),
+        Stmt::Insert(i) => crate::exec::dml::insert(sess, i),
+        Stmt::Update(u) => crate::exec::dml::update(sess, u),
+        Stmt::Delete(d) => crate::exec::dml::delete(sess, d),
         Stmt::Do(exprs) => {
             for e in exprs {
                 let e = crate::exec::select::run_subqueries(sess, e)?;
                 eval(&e, sess)?;
             }
-            Ok(())
+            Ok(Outcome::ok())
         }
         _ => Err(KilnError::new(
             ErrorKind::ER_NOT_SUPPORTED_YET,
-            &[&"this statement in a trigger"],
+            &[&"this statement in a stored function or trigger"],
         )),
     }
 }

@@ -2,7 +2,8 @@
 //! a data statement (and of the subqueries in it) has its references to local
 //! variables and to NEW.col / OLD.col replaced by literals before the statement runs,
 //! so the executor sees an ordinary statement. A local variable shadows a column of
-//! the same name, as in MySQL.
+//! the same name, as in MySQL. The same walk qualifies a view's stored function calls
+//! with the view's database (`Names::function`, exec/view.rs).
 
 use kiln_common::Result;
 
@@ -10,14 +11,42 @@ use crate::ast::*;
 use crate::exec::bind::rewrite;
 use crate::value::Value;
 
-/// What a name in a routine stands for (None: leave it to the statement).
-pub type Lookup<'a> = dyn Fn(Option<&str>, &str) -> Result<Option<Value>> + 'a;
+/// What the names of a statement stand for.
+pub trait Names {
+    /// The value of column reference `q.name` (None: leave it to the statement).
+    fn value(&self, q: Option<&str>, name: &str) -> Result<Option<Value>>;
+    /// Another name for a call of function `name` (None: as it is).
+    fn function(&self, _name: &str) -> Option<String> {
+        None
+    }
+}
+
+impl<F: Fn(Option<&str>, &str) -> Result<Option<Value>>> Names for F {
+    fn value(&self, q: Option<&str>, name: &str) -> Result<Option<Value>> {
+        self(q, name)
+    }
+}
+
+/// What a name in a routine stands for.
+pub type Lookup<'a> = dyn Names + 'a;
+
+/// A closure as `Names` (gives it the signature for any lifetimes).
+pub fn by<F: Fn(Option<&str>, &str) -> Result<Option<Value>>>(f: F) -> F {
+    f
+}
 
 pub fn expr(e: &Expr, f: &Lookup<'_>) -> Result<Expr> {
     rewrite(e, &mut |x| match x {
         Expr::Column { qualifier, name } if name != "*" => {
-            Ok(f(qualifier.as_deref(), name)?.map(Expr::Literal))
+            Ok(f.value(qualifier.as_deref(), name)?.map(Expr::Literal))
         }
+        Expr::Func { name, args } => match f.function(name) {
+            Some(name) => Ok(Some(Expr::Func {
+                name,
+                args: args.iter().map(|a| expr(a, f)).collect::<Result<_>>()?,
+            })),
+            None => Ok(None),
+        },
         Expr::Subquery(s) => Ok(Some(Expr::Subquery(Box::new(select(s, f)?)))),
         Expr::Exists(s) => Ok(Some(Expr::Exists(Box::new(select(s, f)?)))),
         Expr::InSubquery {
