@@ -35,6 +35,7 @@ pub mod maintenance;
 mod minmax;
 pub mod point;
 pub mod select;
+pub(crate) mod select_stage;
 pub mod show;
 pub mod trigger;
 pub mod union_types;
