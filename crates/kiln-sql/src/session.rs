@@ -378,6 +378,7 @@ impl Session {
         self.begin_statement(false);
         let parsed = parse_one(sql, self.lex_mode())?;
         let columns = self.describe_prepared(&parsed)?;
+        parsed.plan.enable();
         Ok((parsed, columns))
     }
 
@@ -386,6 +387,7 @@ impl Session {
     pub(crate) fn prepare_text(&mut self, sql: &str) -> Result<Parsed> {
         let parsed = parse_one(sql, self.lex_mode())?;
         self.describe_prepared(&parsed)?;
+        parsed.plan.enable();
         Ok(parsed)
     }
 
@@ -548,12 +550,23 @@ impl Session {
         stmt: &Stmt,
         infile: &mut dyn crate::exec::load::LocalInfile,
     ) -> Result<Outcome> {
+        self.dispatch_with(stmt, infile, None)
+    }
+
+    /// `dispatch` of a prepared statement whose plan cache is `slot`
+    /// (exec/prepared_plan.rs).
+    pub(crate) fn dispatch_with(
+        &mut self,
+        stmt: &Stmt,
+        infile: &mut dyn crate::exec::load::LocalInfile,
+        slot: Option<&crate::exec::prepared_plan::StmtSlot>,
+    ) -> Result<Outcome> {
         crate::privcheck::check(self, stmt)?;
         if self.locked.is_some() {
             self.check_locked(stmt)?;
         }
         let gated = self.gated(stmt) && self.enter_gate(stmt)?;
-        let r = self.dispatch_checked(stmt, infile);
+        let r = self.dispatch_checked(stmt, infile, slot);
         if gated {
             self.gate.exit();
         }
@@ -564,10 +577,17 @@ impl Session {
         &mut self,
         stmt: &Stmt,
         infile: &mut dyn crate::exec::load::LocalInfile,
+        slot: Option<&crate::exec::prepared_plan::StmtSlot>,
     ) -> Result<Outcome> {
         self.check_reopen(stmt)?;
         // Views become derived tables (and DML through a view goes to its table).
         let expanded = crate::exec::view::expand(self, stmt)?;
+        if expanded.is_none()
+            && let Some(slot) = slot
+            && let Some(r) = crate::exec::prepared_plan::execute(self, slot, stmt)
+        {
+            return r;
+        }
         let stmt = expanded.as_ref().unwrap_or(stmt);
         if is_implicit_commit(stmt) {
             self.commit_current()?;

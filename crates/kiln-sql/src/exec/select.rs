@@ -11,10 +11,11 @@ use std::sync::Arc;
 use kiln_common::{ErrorKind, KilnError, Result};
 
 use super::RowEnv;
-use super::access::{self, Lock};
+use super::access::{self, Lock, Trace};
 use super::bind::{self, Scope, ScopeColumn, bind, conjuncts, contains_aggregate};
 use super::group::distinct;
 use super::join::{Side, join_sides};
+use super::prepared_plan::Recorder;
 use super::union_types;
 use super::window;
 use crate::ast::*;
@@ -191,13 +192,7 @@ fn resolve_table_for(
     // The lock first, then the catalog: a DDL that held the name has published its
     // catalog before letting go, so what is resolved here stays as it is until the
     // transaction ends.
-    let mode = if sess.mdl_high_prio {
-        crate::mdl::Mode::SharedHighPrio
-    } else if write {
-        crate::mdl::Mode::SharedWrite
-    } else {
-        crate::mdl::Mode::Shared
-    };
+    let mode = lock_mode(sess, write);
     if sess.locked.is_some() {
         // LOCK TABLES holds what the session may use: no new lock.
         sess.check_locked_name(&schema, &name.name, write)?;
@@ -207,6 +202,17 @@ fn resolve_table_for(
     cat.table(&schema, &name.name)
         .cloned()
         .ok_or_else(|| KilnError::new(ErrorKind::ER_NO_SUCH_TABLE, &[&schema, &name.name]))
+}
+
+/// The metadata lock a statement takes on a table it reads (or writes).
+pub(crate) fn lock_mode(sess: &Session, write: bool) -> crate::mdl::Mode {
+    if sess.mdl_high_prio {
+        crate::mdl::Mode::SharedHighPrio
+    } else if write {
+        crate::mdl::Mode::SharedWrite
+    } else {
+        crate::mdl::Mode::Shared
+    }
 }
 
 /// The scope columns of a table under `alias`.
@@ -258,28 +264,62 @@ pub fn read_table_ordered(
     order: Option<&super::index_order::OrderReq>,
 ) -> Result<(KeyedRows, bool)> {
     let conj: Vec<&Expr> = filter.map(conjuncts).unwrap_or_default();
-    if lock != Lock::None {
-        let plan = access::plan_detail(h, &conj, sess)?;
-        let rows = read_planned(sess, h, scope, filter, lock, plan, false, None, needed)?;
-        return Ok((rows, false));
-    }
-    let (plan, ordered) = super::index_order::plan_ordered(h, &conj, sess, needed, order)?;
-    let limit = ordered
-        .and(order)
-        .and_then(|o| o.limit)
-        .map(|l| l.min(usize::MAX as u64) as usize);
-    let rows = read_planned(
-        sess,
+    let (plan, ordered) = choose_read(h, &conj, sess, lock, needed, order, &mut Trace::off())?;
+    let limit = order.and_then(|o| o.limit);
+    let scan = TableScan {
         h,
         scope,
         filter,
         lock,
-        plan,
-        ordered.unwrap_or(false),
-        limit,
         needed,
+    };
+    read_chosen(sess, scan, plan, ordered, limit)
+}
+
+/// The access path of `read_table_ordered` (and whether it reads in `order`'s order,
+/// backwards if Some(true)), recording in `tr` what the choice depended on.
+pub(crate) fn choose_read(
+    h: &TableHandle,
+    conj: &[&Expr],
+    env: &mut dyn crate::eval::Env,
+    lock: Lock,
+    needed: Option<&[bool]>,
+    order: Option<&super::index_order::OrderReq>,
+    tr: &mut Trace,
+) -> Result<(access::Plan, Option<bool>)> {
+    if lock != Lock::None {
+        return Ok((access::plan_among_traced(h, conj, env, None, tr)?, None));
+    }
+    super::index_order::plan_ordered_traced(h, conj, env, needed, order, tr)
+}
+
+/// A single-table read: the table, the scope and bound filter its rows are checked
+/// with, the lock, the columns to decode.
+pub(crate) struct TableScan<'a> {
+    pub h: &'a Arc<TableHandle>,
+    pub scope: Option<&'a Scope>,
+    pub filter: Option<&'a Expr>,
+    pub lock: Lock,
+    pub needed: Option<&'a [bool]>,
+}
+
+/// Reads through the access path `choose_read` chose; `limit`: the ORDER BY's LIMIT +
+/// OFFSET (where an index read in that order stops).
+pub(crate) fn read_chosen(
+    sess: &mut Session,
+    t: TableScan<'_>,
+    plan: access::Plan,
+    ordered: Option<bool>,
+    limit: Option<u64>,
+) -> Result<(KeyedRows, bool)> {
+    let (descending, limit) = match ordered {
+        Some(d) if t.lock == Lock::None => (d, limit.map(|l| l.min(usize::MAX as u64) as usize)),
+        _ => (false, None),
+    };
+    let rows = read_planned(
+        sess, t.h, t.scope, t.filter, t.lock, plan, descending, limit, t.needed,
     )?;
-    Ok((rows, ordered.is_some()))
+    Ok((rows, ordered.is_some() && t.lock == Lock::None))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -456,13 +496,15 @@ pub(crate) fn needed_columns(select: Option<&Select>, h: &TableHandle) -> Option
 
 /// Builds the relation of a FROM clause, filtered by `filter` (unbound). Returns it,
 /// whether `filter` was applied, and whether its rows already are in `select`'s ORDER
-/// BY order (and cut at its LIMIT + OFFSET: index_order.rs).
-pub fn from_clause(
+/// BY order (and cut at its LIMIT + OFFSET: index_order.rs). `rec`: a single base
+/// table's bound read is kept there (prepared_plan.rs).
+pub(crate) fn from_clause(
     sess: &mut Session,
     from: &[FromItem],
     filter: Option<&Expr>,
     lock: Lock,
     select: Option<&Select>,
+    rec: Option<&mut Recorder>,
 ) -> Result<(Relation, bool, bool)> {
     // A single table: its own access path, the filter applied while reading.
     if let [FromItem::Table { name, alias }] = from
@@ -487,23 +529,50 @@ pub fn from_clause(
             Some(s) if lock == Lock::None => super::index_order::request(sess, s, &h, &scope),
             _ => None,
         };
-        let ((keys, rows), ordered) = read_table_ordered(
-            sess,
+        let conj: Vec<&Expr> = bound.as_ref().map(conjuncts).unwrap_or_default();
+        let mut tr = match rec {
+            Some(_) => Trace::on(),
+            None => Trace::off(),
+        };
+        let (plan, ordered) = choose_read(
             &h,
-            Some(&scope),
-            bound.as_ref(),
+            &conj,
+            sess,
             lock,
             needed.as_deref(),
             order.as_ref(),
+            &mut tr,
         )?;
+        let shape = tr.shape(&plan, ordered);
+        let scan = TableScan {
+            h: &h,
+            scope: Some(&scope),
+            filter: bound.as_ref(),
+            lock,
+            needed: needed.as_deref(),
+        };
+        let limit = order.as_ref().and_then(|o| o.limit);
+        let ((keys, rows), ordered) = read_chosen(sess, scan, plan, ordered, limit)?;
+        let tables = vec![SourceTable {
+            handle: h,
+            alias,
+            offset: 0,
+        }];
+        if let Some(rec) = rec {
+            rec.read = Some(super::prepared_plan::TableRead {
+                scope: scope.clone(),
+                tables: tables.clone(),
+                filter: bound,
+                needed,
+                order_keys: order.map(|o| o.keys),
+                lock,
+                shape,
+            });
+        }
         return Ok((
             Relation {
                 scope,
-                tables: vec![SourceTable {
-                    handle: h,
-                    alias,
-                    offset: 0,
-                }],
+                tables,
                 rows,
                 keys,
             },
@@ -898,6 +967,16 @@ fn check_windows(s: &Select) -> Result<()> {
 }
 
 fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
+    run_one_recorded(sess, s, None)
+}
+
+/// `run_one`, keeping in `rec` what a prepared statement's plan reuses
+/// (prepared_plan.rs): the single table's bound read and the bound clauses.
+pub(crate) fn run_one_recorded(
+    sess: &mut Session,
+    s: &Select,
+    mut rec: Option<&mut Recorder>,
+) -> Result<Rows> {
     // Without FROM: constant rows, unless aggregates make it a one-group query over
     // one empty row (`SELECT COUNT(*)` is 1, `SELECT - SUM(5)` is -5).
     if s.from.is_empty() && !needs_dual(s) {
@@ -927,7 +1006,14 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
     } else if let Some(x) = super::minmax::plan(sess, s, filter.as_ref(), lock)? {
         (super::minmax::read(sess, x)?, true, false)
     } else {
-        from_clause(sess, &s.from, filter.as_ref(), lock, Some(s))?
+        from_clause(
+            sess,
+            &s.from,
+            filter.as_ref(),
+            lock,
+            Some(s),
+            rec.as_deref_mut(),
+        )?
     };
     let mut rows = rel.rows;
     let scope = rel.scope;
@@ -950,7 +1036,7 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         rows = kept;
     }
     let clauses = super::select_stage::bind_clauses(sess, s, &scope, &rel.tables, has_windows)?;
-    super::select_stage::finish(
+    let r = super::select_stage::finish(
         sess,
         s,
         &clauses,
@@ -959,7 +1045,11 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         rows,
         ordered,
         has_windows,
-    )
+    );
+    if let Some(rec) = rec {
+        rec.clauses = Some(clauses);
+    }
+    r
 }
 
 /// Compares two rows' ORDER BY keys: each key ascending or descending, NULLs first,
