@@ -356,7 +356,7 @@ pub(crate) fn execute(sess: &mut Session, slot: &StmtSlot, stmt: &Stmt) -> Optio
         return None;
     };
     let schema = name.schema.as_ref().or(sess.database.as_ref())?.clone();
-    if sess.temp_shadows(&schema, &name.name) {
+    if sess.temp_shadows(&schema, &name.name) || super::select::is_info_schema(sess, name) {
         return None;
     }
     let before = stamp(sess, name)?;
@@ -559,4 +559,55 @@ fn run_select(
         false,
     )
     .map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lexer::LexMode;
+
+    fn shape(sql: &str) -> Option<(String, bool)> {
+        let p = crate::parse::parse_one(sql, LexMode::default()).unwrap();
+        candidate(&p.stmt).map(|(t, w)| (t.name.clone(), w))
+    }
+
+    #[test]
+    fn planned_shapes() {
+        let t = |w| Some(("t".to_string(), w));
+        for sql in [
+            "SELECT c FROM t WHERE id BETWEEN ? AND ?",
+            "SELECT DISTINCT c FROM t WHERE id BETWEEN ? AND ? ORDER BY c",
+            "SELECT SUM(k) FROM t WHERE id BETWEEN ? AND ?",
+            "SELECT MAX(c), COUNT(*) FROM t WHERE k = ? GROUP BY id LIMIT ?",
+            "SELECT * FROM t WHERE id = ? FOR UPDATE",
+        ] {
+            assert_eq!(shape(sql), t(false), "{sql}");
+        }
+        for sql in [
+            "UPDATE t SET k=k+1 WHERE id=?",
+            "UPDATE t SET c=? WHERE id=? ORDER BY id LIMIT ?",
+            "DELETE FROM t WHERE id=?",
+            "INSERT INTO t (id,k,c,pad) VALUES (?,?,?,?)",
+            "INSERT INTO t VALUES (?, DEFAULT) ON DUPLICATE KEY UPDATE k = VALUES(k)",
+            "REPLACE INTO t (id) VALUES (?)",
+        ] {
+            assert_eq!(shape(sql), t(true), "{sql}");
+        }
+        for sql in [
+            "SELECT MIN(id), MAX(id) FROM t WHERE k = ?",
+            "SELECT c FROM t WHERE id IN (SELECT id FROM u)",
+            "SELECT c FROM t, u WHERE t.id = u.id",
+            "SELECT c FROM t UNION SELECT c FROM u",
+            "SELECT ROW_NUMBER() OVER () FROM t",
+            "SELECT 1",
+            "UPDATE t SET k = DEFAULT(k) WHERE id = ?",
+            "UPDATE t, u SET t.k = u.k WHERE t.id = u.id",
+            "DELETE t FROM t JOIN u ON t.id = u.id",
+            "INSERT INTO t SELECT * FROM u",
+            "INSERT INTO t SET id = ?",
+            "INSERT INTO t VALUES ((SELECT 1))",
+        ] {
+            assert_eq!(shape(sql), None, "{sql}");
+        }
+    }
 }
