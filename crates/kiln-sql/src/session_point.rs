@@ -1,7 +1,8 @@
 //! The session's side of point plans (exec/point.rs), statement digests
 //! (digest.rs) and the text-statement cache (stmt_cache.rs): running a parsed
-//! statement through its plan, COM_QUERY point selects found by digest, and
-//! COM_QUERY statements run from their template.
+//! statement through its plan (a prepared statement's other plans, exec/
+//! prepared_plan.rs, are taken up in `Session::dispatch_with`), COM_QUERY point
+//! selects found by digest, and COM_QUERY statements run from their template.
 
 use kiln_common::Result;
 

@@ -166,6 +166,8 @@ impl Trace {
             // Built again at each replay.
             plan.access = Access::Empty;
         }
+        // What EXPLAIN shows, not what the read needs: no copy per replay.
+        plan.candidates = Vec::new();
         Some(AccessShape {
             probes: self.probes.into_iter().map(|p| (p.expr, p.col)).collect(),
             builds: self.builds,

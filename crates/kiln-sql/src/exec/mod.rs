@@ -39,6 +39,7 @@ pub mod prepared_plan;
 pub mod select;
 pub(crate) mod select_stage;
 pub mod show;
+pub mod table_read;
 pub mod trigger;
 pub mod union_types;
 pub mod view;
