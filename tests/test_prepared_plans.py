@@ -201,6 +201,38 @@ def test_values_of_other_types(db):
         assert hits(c) - before == len(values), sql
 
 
+def test_access_path_replayed_or_planned_again(db):
+    """Kiln_prepared_plan_replans counts executions whose access path was planned
+    again: values that do not fit the shape, or statements no shape can describe."""
+    _, c, _ = db
+    make(c, "sbtest1")
+
+    def replans():
+        return status(c, "Kiln_prepared_plan_replans")
+
+    sql = "SELECT c FROM sbtest1 WHERE id BETWEEN %s AND %s ORDER BY c"
+    cur = c.cursor(prepared=True)
+    # The first execution's NULL leaves the plan without a shape...
+    outcome(c, cur, sql, (None, 3))
+    before = replans()
+    # ...the next one plans again and traces one, which the others replay.
+    for p in [(1, 3), (2, 9), (5, 7), (9, 12)]:
+        assert outcome(c, cur, sql, p) == fresh(c, sql, p)
+    assert replans() - before == 1
+    # A value that does not convert to the key plans again for that execution only.
+    for p in [("2x", 4), (1, 3), (2, 2)]:
+        assert outcome(c, cur, sql, p) == fresh(c, sql, p)
+    assert replans() - before == 2
+    # A key compared with an expression: planned again at every execution.
+    sql = "SELECT c FROM sbtest1 WHERE id = %s + 1"
+    cur = c.cursor(prepared=True)
+    outcome(c, cur, sql, (1,))
+    before, hit = replans(), hits(c)
+    for p in [(1,), (4,), (None,)]:
+        assert outcome(c, cur, sql, p) == fresh(c, sql, p)
+    assert replans() - before == 3 and hits(c) - hit == 3
+
+
 def test_limit_parameters(db):
     _, c, _ = db
     make(c, "sbtest1")

@@ -10,6 +10,12 @@
 //! only has to include every matching row, never to exclude all others. A constant
 //! conjunct that is not true empties the path. `plan_detail` also reports what EXPLAIN
 //! shows of the choice (explain.rs).
+//!
+//! Choosing and building are apart: the choice (which index, which parts by equality
+//! and range, from which constants) is made from the conjuncts, then `build` makes the
+//! key ranges from the key values. A traced planning (`plan_among_traced`) records
+//! what the choice depended on, so that a prepared statement can replay it for other
+//! parameter values and only build again (access_shape.rs).
 
 use std::ops::Bound;
 
@@ -346,7 +352,7 @@ fn constant_false(conj: &[&Expr], env: &mut dyn Env, tr: &mut Trace) -> bool {
     conj.iter().any(|e| {
         is_constant(e) && {
             // Its value decides the plan: a trace cannot stand for other values.
-            tr.value_dependent();
+            tr.no_shape();
             eval(e, env).is_ok_and(|v| v.to_bool() != Some(true))
         }
     })

@@ -40,8 +40,12 @@ pub struct Trace {
     on: bool,
     probes: Vec<Probe>,
     builds: Vec<KeyBuild>,
-    /// Something the choice depended on that a replay cannot check.
+    /// A value made a decision a replay cannot check (a probe that did not convert, an
+    /// empty build): a trace at another execution may still give a shape.
     value_dependent: bool,
+    /// The statement's structure rules a shape out (a probed constant that is not a
+    /// parameter or literal, a constant conjunct): no trace will give one.
+    fixed: bool,
 }
 
 /// A constant the planner converted to a key column.
@@ -74,9 +78,14 @@ impl Trace {
         }
     }
 
-    /// The planner met a value-dependent decision a replay cannot check.
-    pub fn value_dependent(&mut self) {
-        self.value_dependent |= self.on;
+    /// The planner met a decision no replay can check (a constant conjunct).
+    pub fn no_shape(&mut self) {
+        self.fixed |= self.on;
+    }
+
+    /// Whether a trace of another execution could give a shape where this one did not.
+    pub fn may_shape_later(&self) -> bool {
+        !self.fixed
     }
 
     /// Evaluates the constant `e` and converts it to column `col`'s key value:
@@ -94,7 +103,10 @@ impl Trace {
         if !self.on {
             return Ok((null, k.map(|v| KeyVal { v, probe: NO_PROBE })));
         }
-        if k.is_none() || !matches!(e, Expr::Param(_) | Expr::Literal(_)) {
+        if !matches!(e, Expr::Param(_) | Expr::Literal(_)) {
+            self.fixed = true;
+        }
+        if k.is_none() {
             self.value_dependent = true;
         }
         let addr = e as *const Expr as usize;
@@ -153,6 +165,7 @@ impl Trace {
     pub fn shape(self, plan: &Plan, ordered: Option<bool>) -> Option<AccessShape> {
         if !self.on
             || self.value_dependent
+            || self.fixed
             || self
                 .builds
                 .iter()

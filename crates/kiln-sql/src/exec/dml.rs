@@ -539,6 +539,8 @@ pub(crate) struct Selection {
     pub filter: Option<Expr>,
     pub order: Vec<(Expr, bool)>,
     pub shape: Option<crate::exec::access_shape::AccessShape>,
+    /// Without a shape: whether a later execution may trace one.
+    pub retrace: bool,
 }
 
 /// Reads the rows a single-table UPDATE/DELETE changes: locked X, filtered, ordered,
@@ -585,7 +587,7 @@ fn target_rows(
     };
     let mut tr = match (&rec, pre) {
         (Some(_), None) => Trace::on(),
-        (Some(_), Some(p)) if p.shape.is_none() => Trace::on(),
+        (Some(_), Some(p)) if p.shape.is_none() && p.retrace => Trace::on(),
         _ => Trace::off(),
     };
     let plan = match replayed {
@@ -598,6 +600,7 @@ fn target_rows(
             super::access::plan_among_traced(h, &conj, sess, None, &mut tr)?
         }
     };
+    let retrace = tr.may_shape_later();
     let shape = tr.shape(&plan, None);
     let (keys, rows) =
         super::select::read_planned(sess, h, Some(scope), bound, lock, plan, false, early, None)?;
@@ -647,6 +650,7 @@ fn target_rows(
                     filter: bound.cloned(),
                     order: order.to_vec(),
                     shape,
+                    retrace,
                 })
             }
         }

@@ -59,6 +59,8 @@ pub(crate) struct TableRead {
     pub order_keys: Option<Vec<(usize, bool)>>,
     pub lock: Lock,
     pub shape: Option<AccessShape>,
+    /// Without a shape: whether a later execution may trace one.
+    pub retrace: bool,
 }
 
 /// An INSERT's column of each value and its bound ON DUPLICATE KEY UPDATE.
@@ -524,8 +526,8 @@ fn run_select(
                     limit,
                 });
             let mut tr = match read.shape {
-                Some(_) => Trace::off(),
-                None => Trace::on(),
+                None if read.retrace => Trace::on(),
+                _ => Trace::off(),
             };
             let chosen = super::select::choose_read(
                 h,

@@ -367,6 +367,7 @@ pub(crate) fn from_clause(
             order.as_ref(),
             &mut tr,
         )?;
+        let retrace = tr.may_shape_later();
         let shape = tr.shape(&plan, ordered);
         let scan = TableScan {
             h: &h,
@@ -391,6 +392,7 @@ pub(crate) fn from_clause(
                 order_keys: order.map(|o| o.keys),
                 lock,
                 shape,
+                retrace,
             });
         }
         return Ok((
