@@ -58,7 +58,8 @@ def outcome(c, cur, sql, params):
     try:
         cur.execute(sql, params)
         if cur.with_rows:
-            desc = [(d[0], d[1]) for d in cur.description]
+            # name, type, display size, internal size, precision, scale, null, flags
+            desc = [tuple(d[:8]) for d in cur.description]
             result = ("rows", desc, [tuple(r) for r in cur.fetchall()])
         else:
             result = ("ok", cur.rowcount, cur.lastrowid)
