@@ -4,7 +4,8 @@
 //! takes its parameters from user variables only, one per `?` (1210 otherwise); an
 //! unknown name is 1243; PREPARE, EXECUTE and DEALLOCATE cannot themselves be
 //! prepared (1295, as LOAD DATA). The statement is parsed and checked once, at PREPARE, and keeps
-//! its point plan across executions (exec/point.rs), like a protocol-level one.
+//! its point plan (exec/point.rs) or its binding and access-path shape
+//! (exec/prepared_plan.rs) across executions, like a protocol-level one.
 
 use std::sync::Arc;
 

@@ -149,30 +149,6 @@ pub trait ServerHooks: Send + Sync {
     }
 }
 
-/// Per-session statement counters (SHOW SESSION STATUS).
-#[derive(Debug, Clone)]
-pub struct SessionCounters {
-    pub questions: u64,
-    /// Com_* of this session, by `status::COM_NAMES` index (an array, not a map: one
-    /// cache line per statement, which counts with thousands of sessions).
-    pub com: Box<[u64; crate::status::COM_NAMES.len()]>,
-    /// This session's Sort_* counters (`status::SORT_COUNTERS` order).
-    pub sort: [u64; 4],
-    /// The last table read went through a key range (Sort_range, not Sort_scan).
-    pub last_read_by_key: bool,
-}
-
-impl Default for SessionCounters {
-    fn default() -> SessionCounters {
-        SessionCounters {
-            questions: 0,
-            com: Box::new([0; crate::status::COM_NAMES.len()]),
-            sort: [0; 4],
-            last_read_by_key: false,
-        }
-    }
-}
-
 /// Changes to report in the next OK packet's session-state block.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct TrackedChanges {
@@ -411,6 +387,7 @@ impl Session {
         self.begin_statement(false);
         let parsed = parse_one(sql, self.lex_mode())?;
         let columns = self.describe_prepared(&parsed)?;
+        parsed.plan.enable();
         Ok((parsed, columns))
     }
 
@@ -419,6 +396,7 @@ impl Session {
     pub(crate) fn prepare_text(&mut self, sql: &str) -> Result<Parsed> {
         let parsed = parse_one(sql, self.lex_mode())?;
         self.describe_prepared(&parsed)?;
+        parsed.plan.enable();
         Ok(parsed)
     }
 
@@ -591,13 +569,24 @@ impl Session {
         stmt: &Stmt,
         infile: &mut dyn crate::exec::load::LocalInfile,
     ) -> Result<Outcome> {
+        self.dispatch_with(stmt, infile, None)
+    }
+
+    /// `dispatch` of a prepared statement whose plan cache is `slot`
+    /// (exec/prepared_plan.rs).
+    pub(crate) fn dispatch_with(
+        &mut self,
+        stmt: &Stmt,
+        infile: &mut dyn crate::exec::load::LocalInfile,
+        slot: Option<&crate::exec::prepared_plan::StmtSlot>,
+    ) -> Result<Outcome> {
         crate::privcheck::check(self, stmt)?;
         if self.locked.is_some() {
             self.check_locked(stmt)?;
         }
         let gated = self.gated(stmt) && self.enter_gate(stmt)?;
         let mark = self.note_statement_tables(stmt);
-        let r = self.dispatch_checked(stmt, infile);
+        let r = self.dispatch_checked(stmt, infile, slot);
         self.statement_tables.truncate(mark);
         if gated {
             self.gate.exit();
@@ -611,10 +600,17 @@ impl Session {
         &mut self,
         stmt: &Stmt,
         infile: &mut dyn crate::exec::load::LocalInfile,
+        slot: Option<&crate::exec::prepared_plan::StmtSlot>,
     ) -> Result<Outcome> {
         self.check_reopen(stmt)?;
         // Views become derived tables (and DML through a view goes to its table).
         let expanded = crate::exec::view::expand(self, stmt)?;
+        if expanded.is_none()
+            && let Some(slot) = slot
+            && let Some(r) = crate::exec::prepared_plan::execute(self, slot, stmt)
+        {
+            return r;
+        }
         let stmt = expanded.as_ref().unwrap_or(stmt);
         if is_implicit_commit(stmt) {
             self.commit_current()?;
@@ -831,7 +827,7 @@ impl Session {
     }
 }
 
-pub use crate::session_com::com_name;
+pub use crate::session_com::{SessionCounters, com_name};
 pub(crate) use crate::session_com::{is_account_statement, is_implicit_commit};
 
 impl Env for Session {

@@ -1,6 +1,6 @@
 //! Statement classification for the session: which statements commit implicitly
 //! (MySQL's implicit commit), which are account statements, and each statement's
-//! Com_* counter name.
+//! Com_* counter name, and the session's own statement counters.
 
 use crate::ast::*;
 
@@ -158,5 +158,29 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
         Stmt::NoOp(n) => n,
         // MySQL counts EXPLAIN under the explained statement's counter.
         Stmt::Explain { stmt, .. } => com_name(stmt),
+    }
+}
+
+/// Per-session statement counters (SHOW SESSION STATUS).
+#[derive(Debug, Clone)]
+pub struct SessionCounters {
+    pub questions: u64,
+    /// Com_* of this session, by `status::COM_NAMES` index (an array, not a map: one
+    /// cache line per statement, which counts with thousands of sessions).
+    pub com: Box<[u64; crate::status::COM_NAMES.len()]>,
+    /// This session's Sort_* counters (`status::SORT_COUNTERS` order).
+    pub sort: [u64; 4],
+    /// The last table read went through a key range (Sort_range, not Sort_scan).
+    pub last_read_by_key: bool,
+}
+
+impl Default for SessionCounters {
+    fn default() -> SessionCounters {
+        SessionCounters {
+            questions: 0,
+            com: Box::new([0; crate::status::COM_NAMES.len()]),
+            sort: [0; 4],
+            last_read_by_key: false,
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! The session's side of point plans (exec/point.rs), statement digests
 //! (digest.rs) and the text-statement cache (stmt_cache.rs): running a parsed
-//! statement through its plan, COM_QUERY point selects found by digest, and
-//! COM_QUERY statements run from their template.
+//! statement through its plan (a prepared statement's other plans, exec/
+//! prepared_plan.rs, are taken up in `Session::dispatch_with`), COM_QUERY point
+//! selects found by digest, and COM_QUERY statements run from their template.
 
 use kiln_common::Result;
 
@@ -20,8 +21,9 @@ impl Session {
         infile: &mut dyn crate::exec::load::LocalInfile,
     ) -> Result<Outcome> {
         use crate::exec::point;
+        let slot = Some(&parsed.plan);
         let Stmt::Select(s) = &parsed.stmt else {
-            return self.dispatch(&parsed.stmt, infile);
+            return self.dispatch_with(&parsed.stmt, infile, slot);
         };
         if self.locked.is_some() {
             // LOCK TABLES' checks run in dispatch.
@@ -41,14 +43,14 @@ impl Session {
                     crate::status::add("Kiln_point_plan_hits", 1);
                     return Ok(Outcome::Rows(rows));
                 }
-                return self.dispatch(&parsed.stmt, infile);
+                return self.dispatch_with(&parsed.stmt, infile, slot);
             }
             parsed.point.reset();
         }
         if !(parsed.point.undecided() && point::is_candidate(s)) {
-            return self.dispatch(&parsed.stmt, infile);
+            return self.dispatch_with(&parsed.stmt, infile, slot);
         }
-        let r = self.dispatch(&parsed.stmt, infile);
+        let r = self.dispatch_with(&parsed.stmt, infile, slot);
         if let Ok(Outcome::Rows(rows)) = &r {
             let plan = point::plan(self, s, rows).ok().flatten();
             if plan.is_some() {
@@ -96,6 +98,7 @@ impl Session {
                     stmt,
                     param_count: 0,
                     point: Default::default(),
+                    plan: Default::default(),
                 };
                 Some(self.execute(&parsed, Vec::new()))
             }

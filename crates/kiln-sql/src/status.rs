@@ -113,7 +113,9 @@ pub fn record_com_only(com: &str) {
 
 /// InnoDB row counters (SHOW STATUS Innodb_rows_*), the point-plan cache's
 /// (exec/point.rs): plans made, and executions a plan answered without the general
-/// path, and the text-statement cache's (stmt_cache.rs): texts run from a template,
+/// path, the prepared-plan cache's (exec/prepared_plan.rs): plans made, executions
+/// run from a plan, and those of them that planned the access path again, and the
+/// text-statement cache's (stmt_cache.rs): texts run from a template,
 /// and texts of a cacheable kind that were parsed.
 pub const ROW_COUNTERS: &[&str] = &[
     "Innodb_rows_deleted",
@@ -125,6 +127,9 @@ pub const ROW_COUNTERS: &[&str] = &[
     "Kiln_join_pairs_checked",
     "Kiln_point_plan_hits",
     "Kiln_point_plans",
+    "Kiln_prepared_plan_hits",
+    "Kiln_prepared_plan_replans",
+    "Kiln_prepared_plans",
     "Kiln_stmt_cache_hits",
     "Kiln_stmt_cache_misses",
 ];

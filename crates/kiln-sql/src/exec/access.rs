@@ -10,6 +10,12 @@
 //! only has to include every matching row, never to exclude all others. A constant
 //! conjunct that is not true empties the path. `plan_detail` also reports what EXPLAIN
 //! shows of the choice (explain.rs).
+//!
+//! Choosing and building are apart: the choice (which index, which parts by equality
+//! and range, from which constants) is made from the conjuncts, then `build` makes the
+//! key ranges from the key values. A traced planning (`plan_among_traced`) records
+//! what the choice depended on, so that a prepared statement can replay it for other
+//! parameter values and only build again (access_shape.rs).
 
 use std::ops::Bound;
 
@@ -17,6 +23,7 @@ use kiln_common::Result;
 use kiln_common::key::KeyWriter;
 use kiln_storage::trx::{Mode, ReadMode, SecRead, Trx, Wait};
 
+pub(crate) use super::access_shape::Trace;
 use super::bind::is_constant;
 use crate::ast::{BinaryOp, Expr};
 use crate::dict::{IndexKindDef, TableHandle, storage_error};
@@ -30,13 +37,21 @@ pub const RANGES_MAX: usize = 10_000;
 /// A key range: bounds on encoded index keys (prefixes allowed).
 pub type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 /// A range of column values.
-type ValueRange = (Bound<Value>, Bound<Value>);
+pub(crate) type ValueRange = (Bound<KeyVal>, Bound<KeyVal>);
 /// Receives each row read: (primary key, row); returns false to stop.
 pub type RowSink<'a> = dyn FnMut(&[u8], Vec<Value>) -> Result<bool> + 'a;
 /// Decodes one stored row and hands it to a sink.
 type Decoder<'a> = dyn FnMut(&[u8], &[u8], &mut RowSink<'_>) -> Result<bool> + 'a;
 /// The chosen index: (score, index, equal values per part, range on the next part).
-type Candidate = (u32, usize, Vec<Vec<Value>>, Option<Vec<ValueRange>>);
+type Candidate = (u32, usize, Vec<Vec<KeyVal>>, Option<Vec<ValueRange>>);
+
+/// A column's key value derived from a constant of the WHERE, and which probe of the
+/// planning's trace made it (access_shape.rs; `NO_PROBE` when not traced).
+#[derive(Debug, Clone)]
+pub struct KeyVal {
+    pub v: Value,
+    pub probe: u32,
+}
 
 #[derive(Debug, Clone)]
 pub enum Access {
@@ -54,7 +69,7 @@ pub enum Access {
 
 /// A column constraint found in the conjuncts.
 enum Constraint {
-    Eq(Vec<Value>),
+    Eq(Vec<KeyVal>),
     Range(Vec<ValueRange>),
 }
 
@@ -105,9 +120,10 @@ fn constraints_for(
     conj: &[&Expr],
     env: &mut dyn Env,
     not_null_range: bool,
+    tr: &mut Trace,
 ) -> Result<Option<Constraint>> {
-    let mut lo: Bound<Value> = Bound::Unbounded;
-    let mut hi: Bound<Value> = Bound::Unbounded;
+    let mut lo: Bound<KeyVal> = Bound::Unbounded;
+    let mut hi: Bound<KeyVal> = Bound::Unbounded;
     let mut any_range = false;
     for e in conj {
         // A comparison under a collation (coercion.rs) can use the column's index only
@@ -121,7 +137,7 @@ fn constraints_for(
             Expr::Binary {
                 op: BinaryOp::Or, ..
             } => {
-                if let Some(r) = or_ranges(t, col, e, env)? {
+                if let Some(r) = or_ranges(t, col, e, env, tr)? {
                     return Ok(Some(Constraint::Range(r)));
                 }
             }
@@ -140,8 +156,7 @@ fn constraints_for(
                 } else {
                     continue;
                 };
-                let v = eval(other, env)?;
-                let Some(k) = key_value(t, col, &v) else {
+                let Some(k) = tr.probe(t, col, other, env)?.1 else {
                     continue;
                 };
                 match op {
@@ -174,13 +189,10 @@ fn constraints_for(
             } if slot_of(expr) == Some(col) && list.iter().all(is_constant) => {
                 let mut vals = Vec::with_capacity(list.len());
                 for x in list {
-                    let v = eval(x, env)?;
-                    if v.is_null() {
-                        continue;
-                    }
-                    match key_value(t, col, &v) {
-                        Some(k) => vals.push(k),
-                        None => {
+                    match tr.probe(t, col, x, env)? {
+                        (true, _) => continue,
+                        (false, Some(k)) => vals.push(k),
+                        (false, None) => {
                             vals.clear();
                             break;
                         }
@@ -201,8 +213,9 @@ fn constraints_for(
                 high,
                 negated: false,
             } if slot_of(expr) == Some(col) && is_constant(low) && is_constant(high) => {
-                let (a, b) = (eval(low, env)?, eval(high, env)?);
-                if let (Some(a), Some(b)) = (key_value(t, col, &a), key_value(t, col, &b)) {
+                let a = tr.probe(t, col, low, env)?.1;
+                let b = tr.probe(t, col, high, env)?.1;
+                if let (Some(a), Some(b)) = (a, b) {
                     lo = Bound::Included(a);
                     hi = Bound::Included(b);
                     any_range = true;
@@ -220,6 +233,7 @@ fn or_ranges(
     col: usize,
     e: &Expr,
     env: &mut dyn Env,
+    tr: &mut Trace,
 ) -> Result<Option<Vec<ValueRange>>> {
     let mut terms = Vec::new();
     fn walk<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
@@ -241,7 +255,7 @@ fn or_ranges(
     }
     let mut out = Vec::new();
     for term in terms {
-        match constraints_for(t, col, &[term], env, false)? {
+        match constraints_for(t, col, &[term], env, false, tr)? {
             Some(Constraint::Eq(vals)) => out.extend(
                 vals.into_iter()
                     .map(|v| (Bound::Included(v.clone()), Bound::Included(v))),
@@ -288,6 +302,31 @@ pub struct Plan {
     pub covering: bool,
     /// The whole covering index is read for want of a key range (MySQL's `index`).
     pub full_index: bool,
+    /// Which of the trace's key builds made `access` (access_shape.rs); None when
+    /// not traced, or when `access` was not built from key values.
+    pub built: Option<usize>,
+}
+
+impl Plan {
+    /// A full scan, before any choice.
+    pub(crate) fn scan() -> Plan {
+        Plan {
+            access: Access::Full,
+            candidates: Vec::new(),
+            eq_parts: 0,
+            eq_single: true,
+            range_part: false,
+            covering: false,
+            full_index: false,
+            built: None,
+        }
+    }
+
+    /// `access` replaced by one not built from key values (a whole index, a scan).
+    pub fn set_access(&mut self, access: Access) {
+        self.access = access;
+        self.built = None;
+    }
 }
 
 /// Chooses the access path for `conj` (conjuncts bound to this table's slots, slot =
@@ -301,7 +340,7 @@ pub fn plan(t: &TableHandle, conj: &[&Expr], env: &mut dyn Env) -> Result<Access
 /// read on that value then needs no re-check of `e`.
 pub fn single_equality(t: &TableHandle, col: usize, e: &Expr, env: &mut dyn Env) -> Result<bool> {
     Ok(matches!(
-        constraints_for(t, col, &[e], env, false)?,
+        constraints_for(t, col, &[e], env, false, &mut Trace::off())?,
         Some(Constraint::Eq(v)) if v.len() == 1
     ))
 }
@@ -309,9 +348,14 @@ pub fn single_equality(t: &TableHandle, col: usize, e: &Expr, env: &mut dyn Env)
 /// A conjunct that is a constant and not true (`WHERE 0`, `1 = 2`, `NULL`, an
 /// uncorrelated subquery's value): no row can match. Constants that fail to evaluate
 /// are left to the per-row check, which reports the error as before.
-fn constant_false(conj: &[&Expr], env: &mut dyn Env) -> bool {
-    conj.iter()
-        .any(|e| is_constant(e) && eval(e, env).is_ok_and(|v| v.to_bool() != Some(true)))
+fn constant_false(conj: &[&Expr], env: &mut dyn Env, tr: &mut Trace) -> bool {
+    conj.iter().any(|e| {
+        is_constant(e) && {
+            // Its value decides the plan: a trace cannot stand for other values.
+            tr.no_shape();
+            eval(e, env).is_ok_and(|v| v.to_bool() != Some(true))
+        }
+    })
 }
 
 /// `plan`, with what EXPLAIN needs to describe the choice.
@@ -327,16 +371,19 @@ pub fn plan_among(
     env: &mut dyn Env,
     only: Option<usize>,
 ) -> Result<Plan> {
-    let mut out = Plan {
-        access: Access::Full,
-        candidates: Vec::new(),
-        eq_parts: 0,
-        eq_single: true,
-        range_part: false,
-        covering: false,
-        full_index: false,
-    };
-    if constant_false(conj, env) {
+    plan_among_traced(t, conj, env, only, &mut Trace::off())
+}
+
+/// `plan_among`, recording in `tr` what the choice depended on (access_shape.rs).
+pub(crate) fn plan_among_traced(
+    t: &TableHandle,
+    conj: &[&Expr],
+    env: &mut dyn Env,
+    only: Option<usize>,
+    tr: &mut Trace,
+) -> Result<Plan> {
+    let mut out = Plan::scan();
+    if constant_false(conj, env, tr) {
         out.access = Access::Empty;
         return Ok(out);
     }
@@ -350,10 +397,10 @@ pub fn plan_among(
         {
             continue;
         }
-        let mut eqs: Vec<Vec<Value>> = Vec::new();
+        let mut eqs: Vec<Vec<KeyVal>> = Vec::new();
         let mut range = None;
         for p in &ix.parts {
-            match constraints_for(t, p.column, conj, env, only.is_some())? {
+            match constraints_for(t, p.column, conj, env, only.is_some(), tr)? {
                 Some(Constraint::Eq(v)) => eqs.push(v),
                 Some(Constraint::Range(r)) if !p.desc => {
                     range = Some(r);
@@ -376,9 +423,25 @@ pub fn plan_among(
             best = Some((score, i, eqs, range));
         }
     }
-    let Some((_, index, eqs, mut range)) = best else {
+    let Some((_, index, eqs, range)) = best else {
         return Ok(out);
     };
+    build(t, index, &eqs, range.as_deref(), &mut out);
+    out.built = tr.built(index, &eqs, range.as_deref(), &out.access);
+    Ok(out)
+}
+
+/// The key ranges of index `index` read by equality on its leading parts (`eqs`, one
+/// list of values per part) and then `range` on the next part, into `out`: its access
+/// (`Access::Empty` if no range is left) and, unless empty, what it reads by equality
+/// and range.
+pub(crate) fn build(
+    t: &TableHandle,
+    index: usize,
+    eqs: &[Vec<KeyVal>],
+    mut range: Option<&[ValueRange]>,
+    out: &mut Plan,
+) {
     let ix = &t.def.indexes[index];
     let point = eqs.len() == ix.parts.len()
         && ix.is_unique()
@@ -397,7 +460,7 @@ pub fn plan_among(
         for p in &prefixes {
             for v in vals {
                 let mut kw = p.clone();
-                encode_part(t, index, part, v, &mut kw);
+                encode_part(t, index, part, &v.v, &mut kw);
                 next.push(kw);
             }
         }
@@ -409,10 +472,10 @@ pub fn plan_among(
     for prefix in &prefixes {
         match &range {
             Some(rs) if range_part < ix.parts.len() => {
-                for (lo, hi) in rs {
-                    let enc = |v: &Value| {
+                for (lo, hi) in rs.iter() {
+                    let enc = |v: &KeyVal| {
                         let mut kw = KeyWriter::new();
-                        encode_part(t, index, range_part, v, &mut kw);
+                        encode_part(t, index, range_part, &v.v, &mut kw);
                         let mut k = prefix.clone();
                         k.extend_from_slice(&kw.finish());
                         k
@@ -456,7 +519,7 @@ pub fn plan_among(
     }
     if ranges.is_empty() {
         out.access = Access::Empty;
-        return Ok(out);
+        return;
     }
     let ranges = merge_ranges(ranges);
     out.eq_parts = eq_used;
@@ -468,7 +531,6 @@ pub fn plan_among(
         // A key cut short by the range limit is no point read.
         point: point && eq_used == eqs.len(),
     };
-    Ok(out)
 }
 
 /// Sorts ranges and merges the ones that overlap, so no row is read twice

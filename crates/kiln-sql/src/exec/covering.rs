@@ -187,7 +187,18 @@ pub fn plan_read(
     env: &mut dyn Env,
     needed: Option<&[bool]>,
 ) -> Result<Plan> {
-    let mut plan = access::plan_detail(t, conj, env)?;
+    plan_read_traced(t, conj, env, needed, &mut access::Trace::off())
+}
+
+/// `plan_read`, recording what the choice depended on (access_shape.rs).
+pub(crate) fn plan_read_traced(
+    t: &TableHandle,
+    conj: &[&Expr],
+    env: &mut dyn Env,
+    needed: Option<&[bool]>,
+    tr: &mut access::Trace,
+) -> Result<Plan> {
+    let mut plan = access::plan_among_traced(t, conj, env, None, tr)?;
     let Some(needed) = needed else {
         return Ok(plan);
     };
@@ -206,11 +217,11 @@ pub fn plan_read(
                 None => None,
             };
             if let Some(index) = index {
-                plan.access = Access::Index {
+                plan.set_access(Access::Index {
                     index,
                     ranges: vec![(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)],
                     point: false,
-                };
+                });
                 plan.covering = true;
                 plan.full_index = true;
             }

@@ -15,9 +15,11 @@ use kiln_common::{ErrorKind, KilnError, Result};
 use kiln_storage::trx::{Mode, ReadMode, Trx, TrxError};
 
 use super::RowEnv;
-use super::access::{Lock, trx_error};
+use super::access::{Lock, Trace, trx_error};
+use super::bind::conjuncts;
 use super::bind::{Scope, bind};
-use super::select::{read_table, resolve_table_for_write, run_subqueries};
+use super::prepared_plan::Recorder;
+use super::select::{resolve_table_for_write, run_subqueries};
 use crate::ast::TriggerTiming as Tm;
 use crate::ast::*;
 use crate::dict::{ColumnDefault, IndexKindDef, TableHandle};
@@ -529,8 +531,23 @@ pub(crate) fn apply_update(
     }
 }
 
+/// The bound row selection of a single-table UPDATE / DELETE, as a prepared
+/// statement's plan keeps it (prepared_plan.rs): WHERE and ORDER BY bound to the
+/// table, and the shape of the access path (None: planned at each execution).
+#[derive(Clone)]
+pub(crate) struct Selection {
+    pub filter: Option<Expr>,
+    pub order: Vec<(Expr, bool)>,
+    pub shape: Option<crate::exec::access_shape::AccessShape>,
+    /// Without a shape: whether a later execution may trace one.
+    pub retrace: bool,
+}
+
 /// Reads the rows a single-table UPDATE/DELETE changes: locked X, filtered, ordered,
-/// limited.
+/// limited. `pre`: the selection bound at an earlier execution (`filter` and
+/// `order_by` are then not bound again); `rec`: where the bound selection (or, from
+/// `pre` without a shape, a shape) is kept.
+#[allow(clippy::too_many_arguments)]
 fn target_rows(
     sess: &mut Session,
     h: &Arc<TableHandle>,
@@ -538,10 +555,19 @@ fn target_rows(
     filter: Option<&Expr>,
     order_by: &[OrderItem],
     limit: Option<&Expr>,
+    pre: Option<&Selection>,
+    mut rec: Option<&mut Recorder>,
 ) -> Result<Vec<(Vec<u8>, Vec<Value>)>> {
-    let bound = match filter {
-        Some(f) => Some(bind(&run_subqueries(sess, f)?, scope, "where clause")?),
-        None => None,
+    let own;
+    let bound = match pre {
+        Some(p) => p.filter.as_ref(),
+        None => {
+            own = match filter {
+                Some(f) => Some(bind(&run_subqueries(sess, f)?, scope, "where clause")?),
+                None => None,
+            };
+            own.as_ref()
+        }
     };
     let limit = match limit {
         Some(e) => Some(match eval(e, sess)? {
@@ -552,22 +578,45 @@ fn target_rows(
         None => None,
     };
     let early = if order_by.is_empty() { limit } else { None };
-    let (keys, rows) = read_table(
-        sess,
-        h,
-        Some(scope),
-        bound.as_ref(),
-        Lock::Exclusive(super::access::LockWait::Default),
-        false,
-        early,
-        None,
-    )?;
+    let lock = Lock::Exclusive(super::access::LockWait::Default);
+    // The access path: the plan's shape for this execution's values, else planned
+    // as `read_table` plans (traced when a shape is wanted).
+    let replayed = match pre.and_then(|p| p.shape.as_ref()) {
+        Some(shape) => shape.replay(h, sess)?,
+        None => None,
+    };
+    let mut tr = match (&rec, pre) {
+        (Some(_), None) => Trace::on(),
+        (Some(_), Some(p)) if p.shape.is_none() && p.retrace => Trace::on(),
+        _ => Trace::off(),
+    };
+    let plan = match replayed {
+        Some((plan, _)) => plan,
+        None => {
+            if let (Some(rec), Some(_)) = (rec.as_deref_mut(), pre) {
+                rec.replanned = true;
+            }
+            let conj: Vec<&Expr> = bound.map(conjuncts).unwrap_or_default();
+            super::access::plan_among_traced(h, &conj, sess, None, &mut tr)?
+        }
+    };
+    let retrace = tr.may_shape_later();
+    let shape = tr.shape(&plan, None);
+    let (keys, rows) =
+        super::select::read_planned(sess, h, Some(scope), bound, lock, plan, false, early, None)?;
     let mut out: Vec<(Vec<u8>, Vec<Value>)> = keys.into_iter().zip(rows).collect();
-    if !order_by.is_empty() {
-        let order: Vec<(Expr, bool)> = order_by
-            .iter()
-            .map(|o| Ok((bind(&o.expr, scope, "order clause")?, o.desc)))
-            .collect::<Result<_>>()?;
+    let own_order;
+    let order: &[(Expr, bool)] = match pre {
+        Some(p) => &p.order,
+        None => {
+            own_order = order_by
+                .iter()
+                .map(|o| Ok((bind(&o.expr, scope, "order clause")?, o.desc)))
+                .collect::<Result<Vec<_>>>()?;
+            &own_order
+        }
+    };
+    if !order.is_empty() {
         let mut keyed = Vec::with_capacity(out.len());
         for (pk, row) in out {
             let mut re = RowEnv {
@@ -576,7 +625,7 @@ fn target_rows(
                 scope: None,
             };
             let mut k = Vec::with_capacity(order.len());
-            for (e, _) in &order {
+            for (e, _) in order {
                 k.push(eval(e, &mut re)?);
             }
             keyed.push((k, pk, row));
@@ -592,6 +641,19 @@ fn target_rows(
     }
     if let Some(l) = limit {
         out.truncate(l);
+    }
+    if let Some(rec) = rec {
+        match pre {
+            Some(_) => rec.shape = shape,
+            None => {
+                rec.selection = Some(Selection {
+                    filter: bound.cloned(),
+                    order: order.to_vec(),
+                    shape,
+                    retrace,
+                })
+            }
+        }
     }
     Ok(out)
 }
@@ -655,11 +717,29 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
     if super::dml_multi::is_multi_update(u) {
         return super::dml_multi::update(sess, u);
     }
+    update_single(sess, u, None, None)
+}
+
+/// What a prepared statement's plan keeps of a single-table UPDATE / DELETE
+/// (prepared_plan.rs): the table, its scope, the bound assignments (UPDATE) and the
+/// bound selection.
+pub(crate) struct PlanParts<'a> {
+    pub h: &'a Arc<TableHandle>,
+    pub scope: &'a Scope,
+    pub sets: &'a [(usize, Option<Expr>)],
+    pub sel: &'a Selection,
+}
+
+/// Bound assignments: (column, value; None for DEFAULT).
+type Sets = Vec<(usize, Option<Expr>)>;
+
+/// Resolves a single-table UPDATE's table and binds its assignments.
+fn bind_update(sess: &mut Session, u: &Update) -> Result<(Arc<TableHandle>, Scope, Sets)> {
     let (name, alias) = single_table(&u.tables)?;
     let h = resolve_table_for_write(sess, name)?;
     let alias = alias.cloned().unwrap_or_else(|| h.def.name.clone());
     let scope = scope_of(&h, &alias);
-    let mut sets: Vec<(usize, Option<Expr>)> = Vec::with_capacity(u.sets.len());
+    let mut sets: Sets = Vec::with_capacity(u.sets.len());
     for (q, c, e) in &u.sets {
         if let Some(q) = q
             && *q != alias
@@ -679,36 +759,61 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
     let mut exprs: Vec<Option<&Expr>> = vec![u.filter.as_ref()];
     exprs.extend(u.sets.iter().map(|(_, _, e)| e.as_ref()));
     check_target_not_in_subqueries(sess, &h, &exprs)?;
+    Ok((h, scope, sets))
+}
+
+/// A single-table UPDATE: bound here, or from `pre` (a prepared statement's plan);
+/// `rec` keeps what the plan reuses.
+pub(crate) fn update_single(
+    sess: &mut Session,
+    u: &Update,
+    pre: Option<PlanParts<'_>>,
+    mut rec: Option<&mut Recorder>,
+) -> Result<Outcome> {
+    let own;
+    let (h, scope, sets) = match &pre {
+        Some(p) => (p.h, p.scope, p.sets),
+        None => {
+            own = bind_update(sess, u)?;
+            if let Some(rec) = rec.as_deref_mut() {
+                rec.target = Some((own.0.clone(), own.1.clone()));
+                rec.sets = Some(own.2.clone());
+            }
+            (&own.0, &own.1, own.2.as_slice())
+        }
+    };
     let strict = sess.strict_mode() && !u.ignore;
     let found_rows = sess.client_found_rows;
-    let trig = super::trigger::of(sess, &h)?.filter(|t| t.has(TriggerEvent::Update));
+    let trig = super::trigger::of(sess, h)?.filter(|t| t.has(TriggerEvent::Update));
     sess.with_statement(|sess| {
         let rows = target_rows(
             sess,
-            &h,
-            &scope,
+            h,
+            scope,
             u.filter.as_ref(),
             &u.order_by,
             u.limit.as_ref(),
+            pre.as_ref().map(|p| p.sel),
+            rec,
         )?;
         let (mut matched, mut changed) = (0u64, 0u64);
         for (n, (pk, old)) in rows.into_iter().enumerate() {
             matched += 1;
             let mut new = old.clone();
             let mut assigned = vec![false; new.len()];
-            for (c, e) in &sets {
-                new[*c] = eval_assignment(sess, &h, &new, *c, e.as_ref(), strict)?;
+            for (c, e) in sets {
+                new[*c] = eval_assignment(sess, h, &new, *c, e.as_ref(), strict)?;
                 assigned[*c] = true;
             }
             sess.check_division_by_zero(0, strict)?;
-            convert_row(sess, &h, &mut new, strict, false, n as u64 + 1)?;
+            convert_row(sess, h, &mut new, strict, false, n as u64 + 1)?;
             if let Some(t) = &trig {
-                super::trigger::on_update(sess, Some(t), &h, Tm::Before, &old, &mut new)?;
-                convert_row(sess, &h, &mut new, strict, false, n as u64 + 1)?;
+                super::trigger::on_update(sess, Some(t), h, Tm::Before, &old, &mut new)?;
+                convert_row(sess, h, &mut new, strict, false, n as u64 + 1)?;
             }
             if new.iter().zip(&old).all(|(a, b)| same_value(a, b)) {
                 // MySQL fires AFTER UPDATE for every matched row, changed or not.
-                super::trigger::on_update(sess, trig.as_deref(), &h, Tm::After, &old, &mut new)?;
+                super::trigger::on_update(sess, trig.as_deref(), h, Tm::After, &old, &mut new)?;
                 continue;
             }
             for (i, c) in h.def.columns.iter().enumerate() {
@@ -716,9 +821,9 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
                     new[i] = sess.now_value(&c.ty);
                 }
             }
-            sess.with_trx(|_, trx| apply_update(trx, &h, &pk, &new))?;
+            sess.with_trx(|_, trx| apply_update(trx, h, &pk, &new))?;
             changed += 1;
-            super::trigger::on_update(sess, trig.as_deref(), &h, Tm::After, &old, &mut new)?;
+            super::trigger::on_update(sess, trig.as_deref(), h, Tm::After, &old, &mut new)?;
             if let Some(ac) = h.auto_increment_column()
                 && let Some(v) = new[ac].to_i64()
                 && v >= 0
@@ -726,10 +831,10 @@ pub fn update(sess: &mut Session, u: &Update) -> Result<Outcome> {
             {
                 // MySQL 8: an UPDATE to a larger value moves the counter above it.
                 h.auto_inc_at_least(v as u64 + 1);
-                sess.persist_auto_inc(&h, v as u64 + 1)?;
+                sess.persist_auto_inc(h, v as u64 + 1)?;
             }
         }
-        sess.rows_changed(&h, "updated", changed);
+        sess.rows_changed(h, "updated", changed);
         Ok(update_outcome(sess, matched, changed, found_rows))
     })
 }
@@ -756,31 +861,55 @@ pub fn delete(sess: &mut Session, d: &Delete) -> Result<Outcome> {
     if d.multi {
         return super::dml_multi::delete(sess, d);
     }
-    let (name, alias) = single_table(&d.from)?;
-    let h = resolve_table_for_write(sess, name)?;
-    let alias = alias.cloned().unwrap_or_else(|| h.def.name.clone());
-    let scope = scope_of(&h, &alias);
-    check_target_not_in_subqueries(sess, &h, &[d.filter.as_ref()])?;
-    let trig = super::trigger::of(sess, &h)?.filter(|t| t.has(TriggerEvent::Delete));
+    delete_single(sess, d, None, None)
+}
+
+/// A single-table DELETE: bound here, or from `pre` (a prepared statement's plan);
+/// `rec` keeps what the plan reuses.
+pub(crate) fn delete_single(
+    sess: &mut Session,
+    d: &Delete,
+    pre: Option<PlanParts<'_>>,
+    mut rec: Option<&mut Recorder>,
+) -> Result<Outcome> {
+    let own;
+    let (h, scope) = match &pre {
+        Some(p) => (p.h, p.scope),
+        None => {
+            let (name, alias) = single_table(&d.from)?;
+            let h = resolve_table_for_write(sess, name)?;
+            let alias = alias.cloned().unwrap_or_else(|| h.def.name.clone());
+            let scope = scope_of(&h, &alias);
+            check_target_not_in_subqueries(sess, &h, &[d.filter.as_ref()])?;
+            if let Some(rec) = rec.as_deref_mut() {
+                rec.target = Some((h.clone(), scope.clone()));
+            }
+            own = (h, scope);
+            (&own.0, &own.1)
+        }
+    };
+    let trig = super::trigger::of(sess, h)?.filter(|t| t.has(TriggerEvent::Delete));
     sess.with_statement(|sess| {
         let rows = target_rows(
             sess,
-            &h,
-            &scope,
+            h,
+            scope,
             d.filter.as_ref(),
             &d.order_by,
             d.limit.as_ref(),
+            pre.as_ref().map(|p| p.sel),
+            rec,
         )?;
         let mut n = 0u64;
         for (pk, old) in rows {
-            super::trigger::on_delete(sess, trig.as_deref(), &h, Tm::Before, &old)?;
+            super::trigger::on_delete(sess, trig.as_deref(), h, Tm::Before, &old)?;
             if sess.with_trx(|_, trx| trx.table_delete(&h.storage, &pk).map_err(trx_error))? {
                 n += 1;
-                super::trigger::on_delete(sess, trig.as_deref(), &h, Tm::After, &old)?;
+                super::trigger::on_delete(sess, trig.as_deref(), h, Tm::After, &old)?;
             }
         }
         h.add_rows(-(n as i64));
-        sess.rows_changed(&h, "deleted", n);
+        sess.rows_changed(h, "deleted", n);
         Ok(Outcome::Ok {
             affected_rows: n,
             last_insert_id: 0,

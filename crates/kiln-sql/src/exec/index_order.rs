@@ -74,7 +74,14 @@ pub fn request(sess: &mut Session, s: &Select, h: &TableHandle, scope: &Scope) -
         }
         keys.push((col, o.desc));
     }
-    let limit = match &s.limit {
+    let limit = request_limit(sess, s)?;
+    Some(OrderReq { keys, limit })
+}
+
+/// The rows `s` can need at most (LIMIT + OFFSET; Some(None): no LIMIT), None if
+/// either is not a count.
+pub(crate) fn request_limit(sess: &mut Session, s: &Select) -> Option<Option<u64>> {
+    Some(match &s.limit {
         None => None,
         Some(l) => {
             let l = super::select::limit_value(sess, l).ok()?;
@@ -84,8 +91,7 @@ pub fn request(sess: &mut Session, s: &Select, h: &TableHandle, scope: &Scope) -
             };
             Some(l.saturating_add(off))
         }
-    };
-    Some(OrderReq { keys, limit })
+    })
 }
 
 /// Whether column `col`'s key bytes order as ORDER BY on the column orders it.
@@ -168,7 +174,19 @@ pub fn plan_ordered(
     needed: Option<&[bool]>,
     req: Option<&OrderReq>,
 ) -> Result<(Plan, Option<bool>)> {
-    let mut plan = covering::plan_read(t, conj, env, needed)?;
+    plan_ordered_traced(t, conj, env, needed, req, &mut access::Trace::off())
+}
+
+/// `plan_ordered`, recording what the choice depended on (access_shape.rs).
+pub(crate) fn plan_ordered_traced(
+    t: &TableHandle,
+    conj: &[&Expr],
+    env: &mut dyn Env,
+    needed: Option<&[bool]>,
+    req: Option<&OrderReq>,
+    tr: &mut access::Trace,
+) -> Result<(Plan, Option<bool>)> {
+    let mut plan = covering::plan_read_traced(t, conj, env, needed, tr)?;
     let Some(req) = req else {
         return Ok((plan, None));
     };
@@ -185,7 +203,7 @@ pub fn plan_ordered(
                 if i == chosen {
                     continue;
                 }
-                let mut alt = access::plan_among(t, conj, env, Some(i))?;
+                let mut alt = access::plan_among_traced(t, conj, env, Some(i), tr)?;
                 let reads_i = matches!(&alt.access, Access::Index { index, .. } if *index == i);
                 if !reads_i || alt.eq_parts < plan.eq_parts || (plan.range_part && !alt.range_part)
                 {
@@ -220,7 +238,7 @@ pub fn plan_ordered(
                 if let Some(d) = follows(t, i, 0, true, req) {
                     // A conjunct only this index's order makes worth using (`c IS NOT
                     // NULL`: MIN / MAX skip the NULL keys instead of reading them).
-                    let mut alt = access::plan_among(t, conj, env, Some(i))?;
+                    let mut alt = access::plan_among_traced(t, conj, env, Some(i), tr)?;
                     if matches!(&alt.access, Access::Index { index, .. } if *index == i)
                         && follows(t, i, alt.eq_parts, alt.eq_single, req) == Some(d)
                     {
@@ -232,11 +250,11 @@ pub fn plan_ordered(
                         alt.full_index = true;
                         return Ok((alt, Some(d)));
                     }
-                    plan.access = Access::Index {
+                    plan.set_access(Access::Index {
                         index: i,
                         ranges: vec![(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)],
                         point: false,
-                    };
+                    });
                     plan.full_index = true;
                     plan.covering = covers(i);
                     return Ok((plan, Some(d)));

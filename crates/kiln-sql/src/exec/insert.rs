@@ -4,6 +4,9 @@
 //! AFTER UPDATE (ON DUPLICATE KEY UPDATE) or BEFORE / AFTER DELETE (REPLACE on a table
 //! with DELETE triggers); AFTER INSERT.
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
 use kiln_common::{ErrorKind, KilnError, Result};
 
 use super::RowEnv;
@@ -13,6 +16,7 @@ use super::dml::{
     OnDup, RowInserter, Wrote, apply_update, convert_row, default_functions, default_of,
     duplicate_error, same_value, scope_of, store_column,
 };
+use super::prepared_plan::Recorder;
 use super::select::{resolve_table_for_write, run_subqueries};
 use crate::ast::TriggerTiming as Tm;
 use crate::ast::*;
@@ -23,7 +27,19 @@ use crate::session::Session;
 use crate::value::Value;
 
 pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
-    let h = resolve_table_for_write(sess, &ins.table)?;
+    insert_with(sess, ins, None, None)
+}
+
+/// What a prepared statement's plan keeps of an INSERT ... VALUES (prepared_plan.rs):
+/// the table, the column of each value, ON DUPLICATE KEY UPDATE bound.
+pub(crate) struct InsertBound<'a> {
+    pub h: &'a Arc<TableHandle>,
+    pub cols: &'a [usize],
+    pub on_dup: &'a [(usize, Expr)],
+}
+
+/// The table's columns an INSERT names (all visible ones if it names none).
+fn insert_columns(h: &TableHandle, ins: &Insert) -> Result<Vec<usize>> {
     let ncol = h.def.columns.len();
     let mut cols: Vec<usize> = Vec::new();
     if ins.columns.is_empty() {
@@ -41,6 +57,27 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
             cols.push(i);
         }
     }
+    Ok(cols)
+}
+
+/// `insert`, from a prepared plan's bound parts (`pre`: an INSERT ... VALUES without
+/// subqueries or DEFAULT(col), whose values are then evaluated as written), or
+/// keeping them in `rec`.
+pub(crate) fn insert_with(
+    sess: &mut Session,
+    ins: &Insert,
+    pre: Option<InsertBound<'_>>,
+    rec: Option<&mut Recorder>,
+) -> Result<Outcome> {
+    let (h, mut cols) = match &pre {
+        Some(p) => (p.h.clone(), p.cols.to_vec()),
+        None => {
+            let h = resolve_table_for_write(sess, &ins.table)?;
+            let cols = insert_columns(&h, ins)?;
+            (h, cols)
+        }
+    };
+    let ncol = h.def.columns.len();
     // The rows, as expressions per column (None = DEFAULT).
     let diag_before = sess.diagnostics().len();
     let rows: Vec<Vec<Option<Value>>> = match &ins.source {
@@ -61,6 +98,7 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                 let mut vals = Vec::with_capacity(r.len());
                 for e in r {
                     vals.push(match e {
+                        Some(e) if pre.is_some() => Some(eval(e, sess)?),
                         Some(e) => {
                             let e = run_subqueries(sess, e)?;
                             let e = default_functions(sess, &h, &e)?;
@@ -113,20 +151,30 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
     if !matches!(ins.source, InsertSource::Select(_)) {
         sess.check_division_by_zero(diag_before, strict)?;
     }
-    let scope = scope_of(&h, &h.def.name);
-    let on_dup: Vec<(usize, Expr)> = ins
-        .on_duplicate
-        .iter()
-        .map(|(c, e)| {
-            let i = h.def.column_index(c).ok_or_else(|| {
-                KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&c, &"field list"])
-            })?;
-            Ok((
-                i,
-                bind_on_dup(e, &scope, ncol, ins.row_alias.as_deref(), &h.def.name)?,
-            ))
-        })
-        .collect::<Result<_>>()?;
+    let on_dup: Cow<[(usize, Expr)]> = match &pre {
+        Some(p) => Cow::Borrowed(p.on_dup),
+        None => {
+            let scope = scope_of(&h, &h.def.name);
+            let on_dup: Vec<(usize, Expr)> = ins
+                .on_duplicate
+                .iter()
+                .map(|(c, e)| {
+                    let i = h.def.column_index(c).ok_or_else(|| {
+                        KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&c, &"field list"])
+                    })?;
+                    Ok((
+                        i,
+                        bind_on_dup(e, &scope, ncol, ins.row_alias.as_deref(), &h.def.name)?,
+                    ))
+                })
+                .collect::<Result<_>>()?;
+            if let Some(rec) = rec {
+                rec.target = Some((h.clone(), scope));
+                rec.insert = Some((cols.clone(), on_dup.clone()));
+            }
+            Cow::Owned(on_dup)
+        }
+    };
     let trig = super::trigger::of(sess, &h)?;
     // REPLACE on a table with DELETE triggers deletes each conflicting row itself
     // (firing them), as MySQL does.
@@ -214,7 +262,7 @@ pub fn insert(sess: &mut Session, ins: &Insert) -> Result<Outcome> {
                         dups += 1;
                         // ON DUPLICATE KEY UPDATE: the assignments over [old row ‖ new row].
                         let mut newrow = old.clone();
-                        for (c, e) in &on_dup {
+                        for (c, e) in on_dup.iter() {
                             let ctx: Vec<Value> =
                                 newrow.iter().cloned().chain(row.iter().cloned()).collect();
                             let mut re = RowEnv {

@@ -6,6 +6,7 @@
 //! snapshot and the transaction (`Session::with_trx`).
 
 pub mod access;
+pub mod access_shape;
 pub mod agg;
 pub mod alter;
 pub mod bind;
@@ -34,10 +35,13 @@ pub mod load;
 pub mod maintenance;
 mod minmax;
 pub mod point;
+pub mod prepared_plan;
 pub mod routine;
 pub mod routine_show;
 pub mod select;
+pub(crate) mod select_stage;
 pub mod show;
+pub mod table_read;
 pub mod trigger;
 pub mod union_types;
 pub mod view;

@@ -11,11 +11,13 @@ use std::sync::Arc;
 use kiln_common::{ErrorKind, KilnError, Result};
 
 use super::RowEnv;
-use super::access::{self, Lock};
-use super::bind::{self, Scope, ScopeColumn, bind, conjuncts, contains_aggregate, is_aggregate};
-use super::coltype::{column_info, numeric_temporals};
-use super::group::{Distinct, check_full_group_by, distinct, group};
+use super::access::{self, Lock, Trace};
+use super::bind::{self, Scope, ScopeColumn, bind, conjuncts, contains_aggregate};
+use super::group::distinct;
 use super::join::{Side, join_sides};
+use super::prepared_plan::Recorder;
+pub(crate) use super::table_read::{TableScan, choose_read, read_chosen, read_planned};
+pub use super::table_read::{read_table, read_table_ordered};
 use super::union_types;
 use super::window;
 use crate::ast::*;
@@ -192,13 +194,7 @@ fn resolve_table_for(
     // The lock first, then the catalog: a DDL that held the name has published its
     // catalog before letting go, so what is resolved here stays as it is until the
     // transaction ends.
-    let mode = if sess.mdl_high_prio {
-        crate::mdl::Mode::SharedHighPrio
-    } else if write {
-        crate::mdl::Mode::SharedWrite
-    } else {
-        crate::mdl::Mode::Shared
-    };
+    let mode = lock_mode(sess, write);
     if sess.locked.is_some() {
         // LOCK TABLES holds what the session may use: no new lock.
         sess.check_locked_name(&schema, &name.name, write)?;
@@ -208,6 +204,17 @@ fn resolve_table_for(
     cat.table(&schema, &name.name)
         .cloned()
         .ok_or_else(|| KilnError::new(ErrorKind::ER_NO_SUCH_TABLE, &[&schema, &name.name]))
+}
+
+/// The metadata lock a statement takes on a table it reads (or writes).
+pub(crate) fn lock_mode(sess: &Session, write: bool) -> crate::mdl::Mode {
+    if sess.mdl_high_prio {
+        crate::mdl::Mode::SharedHighPrio
+    } else if write {
+        crate::mdl::Mode::SharedWrite
+    } else {
+        crate::mdl::Mode::Shared
+    }
 }
 
 /// The scope columns of a table under `alias`.
@@ -224,150 +231,6 @@ pub fn table_scope(h: &TableHandle, alias: &str) -> Vec<ScopeColumn> {
             merged: false,
         })
         .collect()
-}
-
-/// Reads one base table, using the conjuncts of `filter` that concern it alone to pick
-/// an access path. `filter` is bound to the table's own slots.
-#[allow(clippy::too_many_arguments)]
-pub fn read_table(
-    sess: &mut Session,
-    h: &Arc<TableHandle>,
-    scope: Option<&Scope>,
-    filter: Option<&Expr>,
-    lock: Lock,
-    descending: bool,
-    limit: Option<usize>,
-    needed: Option<&[bool]>,
-) -> Result<KeyedRows> {
-    let conj: Vec<&Expr> = filter.map(conjuncts).unwrap_or_default();
-    let plan = access::plan_detail(h, &conj, sess)?;
-    read_planned(
-        sess, h, scope, filter, lock, plan, descending, limit, needed,
-    )
-}
-
-/// `read_table` for a SELECT: a covering read where the query's `needed` columns
-/// allow (covering.rs), in ORDER BY order where an index gives it (index_order.rs).
-/// Returns the rows and whether they already are in `order`'s order.
-pub fn read_table_ordered(
-    sess: &mut Session,
-    h: &Arc<TableHandle>,
-    scope: Option<&Scope>,
-    filter: Option<&Expr>,
-    lock: Lock,
-    needed: Option<&[bool]>,
-    order: Option<&super::index_order::OrderReq>,
-) -> Result<(KeyedRows, bool)> {
-    let conj: Vec<&Expr> = filter.map(conjuncts).unwrap_or_default();
-    if lock != Lock::None {
-        let plan = access::plan_detail(h, &conj, sess)?;
-        let rows = read_planned(sess, h, scope, filter, lock, plan, false, None, needed)?;
-        return Ok((rows, false));
-    }
-    let (plan, ordered) = super::index_order::plan_ordered(h, &conj, sess, needed, order)?;
-    let limit = ordered
-        .and(order)
-        .and_then(|o| o.limit)
-        .map(|l| l.min(usize::MAX as u64) as usize);
-    let rows = read_planned(
-        sess,
-        h,
-        scope,
-        filter,
-        lock,
-        plan,
-        ordered.unwrap_or(false),
-        limit,
-        needed,
-    )?;
-    Ok((rows, ordered.is_some()))
-}
-
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn read_planned(
-    sess: &mut Session,
-    h: &Arc<TableHandle>,
-    scope: Option<&Scope>,
-    filter: Option<&Expr>,
-    lock: Lock,
-    plan: access::Plan,
-    descending: bool,
-    limit: Option<usize>,
-    needed: Option<&[bool]>,
-) -> Result<KeyedRows> {
-    let (acc, covering) = (plan.access, plan.covering);
-    let (inline, after) = match filter {
-        Some(f) if has_subquery(f) => (None, Some(f)),
-        f => (f, None),
-    };
-    let limit = if after.is_some() { None } else { limit };
-    let filter = inline;
-    sess.note_access(&acc);
-    let mut keys = Vec::new();
-    let mut rows = Vec::new();
-    let interrupt = sess.interrupt.clone();
-    let mut examined = 0u64;
-    sess.with_trx(|env, trx| {
-        access::fetch(
-            trx,
-            h,
-            &acc,
-            lock,
-            descending,
-            needed,
-            covering,
-            &mut |pk, row| {
-                examined += 1;
-                if examined.is_multiple_of(4096)
-                    && interrupt.load(std::sync::atomic::Ordering::Relaxed) != 0
-                {
-                    return Err(ErrorKind::ER_QUERY_INTERRUPTED.into());
-                }
-                if let Some(f) = filter {
-                    let mut re = RowEnv {
-                        inner: &mut *env,
-                        row: &row,
-                        scope,
-                    };
-                    if eval(f, &mut re)?.to_bool() != Some(true) {
-                        return Ok(true);
-                    }
-                }
-                if lock != Lock::None {
-                    // Locking reads feed UPDATE/DELETE, which need each row's key.
-                    keys.push(pk.to_vec());
-                }
-                rows.push(row);
-                if rows.len() > ROWS_IN_MEMORY_MAX {
-                    return Err(KilnError::with_message(
-                        ErrorKind::ER_OUT_OF_RESOURCES,
-                        "Out of memory: the result has too many rows",
-                    ));
-                }
-                Ok(limit.is_none_or(|l| rows.len() < l))
-            },
-        )
-    })?;
-    // MySQL counts the rows the engine hands over, before the WHERE (no ICP here).
-    sess.rows_read(h, examined);
-    if let Some(f) = after {
-        let (mut k2, mut r2) = (Vec::new(), Vec::new());
-        let mut keys = keys.into_iter();
-        for r in rows {
-            let k = keys.next();
-            let mut re = RowEnv {
-                inner: sess,
-                row: &r,
-                scope,
-            };
-            if eval(f, &mut re)?.to_bool() == Some(true) {
-                k2.extend(k);
-                r2.push(r);
-            }
-        }
-        return Ok((k2, r2));
-    }
-    Ok((keys, rows))
 }
 
 /// Two FROM items with the same name or alias: 1066.
@@ -458,13 +321,15 @@ pub(crate) fn needed_columns(select: Option<&Select>, h: &TableHandle) -> Option
 
 /// Builds the relation of a FROM clause, filtered by `filter` (unbound). Returns it,
 /// whether `filter` was applied, and whether its rows already are in `select`'s ORDER
-/// BY order (and cut at its LIMIT + OFFSET: index_order.rs).
-pub fn from_clause(
+/// BY order (and cut at its LIMIT + OFFSET: index_order.rs). `rec`: a single base
+/// table's bound read is kept there (prepared_plan.rs).
+pub(crate) fn from_clause(
     sess: &mut Session,
     from: &[FromItem],
     filter: Option<&Expr>,
     lock: Lock,
     select: Option<&Select>,
+    rec: Option<&mut Recorder>,
 ) -> Result<(Relation, bool, bool)> {
     // A single table: its own access path, the filter applied while reading.
     if let [FromItem::Table { name, alias }] = from
@@ -489,23 +354,52 @@ pub fn from_clause(
             Some(s) if lock == Lock::None => super::index_order::request(sess, s, &h, &scope),
             _ => None,
         };
-        let ((keys, rows), ordered) = read_table_ordered(
-            sess,
+        let conj: Vec<&Expr> = bound.as_ref().map(conjuncts).unwrap_or_default();
+        let mut tr = match rec {
+            Some(_) => Trace::on(),
+            None => Trace::off(),
+        };
+        let (plan, ordered) = choose_read(
             &h,
-            Some(&scope),
-            bound.as_ref(),
+            &conj,
+            sess,
             lock,
             needed.as_deref(),
             order.as_ref(),
+            &mut tr,
         )?;
+        let retrace = tr.may_shape_later();
+        let shape = tr.shape(&plan, ordered);
+        let scan = TableScan {
+            h: &h,
+            scope: Some(&scope),
+            filter: bound.as_ref(),
+            lock,
+            needed: needed.as_deref(),
+        };
+        let limit = order.as_ref().and_then(|o| o.limit);
+        let ((keys, rows), ordered) = read_chosen(sess, scan, plan, ordered, limit)?;
+        let tables = vec![SourceTable {
+            handle: h,
+            alias,
+            offset: 0,
+        }];
+        if let Some(rec) = rec {
+            rec.read = Some(super::prepared_plan::TableRead {
+                scope: scope.clone(),
+                tables: tables.clone(),
+                filter: bound,
+                needed,
+                order_keys: order.map(|o| o.keys),
+                lock,
+                shape,
+                retrace,
+            });
+        }
         return Ok((
             Relation {
                 scope,
-                tables: vec![SourceTable {
-                    handle: h,
-                    alias,
-                    offset: 0,
-                }],
+                tables,
                 rows,
                 keys,
             },
@@ -903,6 +797,16 @@ fn check_windows(s: &Select) -> Result<()> {
 }
 
 fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
+    run_one_recorded(sess, s, None)
+}
+
+/// `run_one`, keeping in `rec` what a prepared statement's plan reuses
+/// (prepared_plan.rs): the single table's bound read and the bound clauses.
+pub(crate) fn run_one_recorded(
+    sess: &mut Session,
+    s: &Select,
+    mut rec: Option<&mut Recorder>,
+) -> Result<Rows> {
     // Without FROM: constant rows, unless aggregates make it a one-group query over
     // one empty row (`SELECT COUNT(*)` is 1, `SELECT - SUM(5)` is -5).
     if s.from.is_empty() && !needs_dual(s) {
@@ -932,7 +836,14 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
     } else if let Some(x) = super::minmax::plan(sess, s, filter.as_ref(), lock)? {
         (super::minmax::read(sess, x)?, true, false)
     } else {
-        from_clause(sess, &s.from, filter.as_ref(), lock, Some(s))?
+        from_clause(
+            sess,
+            &s.from,
+            filter.as_ref(),
+            lock,
+            Some(s),
+            rec.as_deref_mut(),
+        )?
     };
     let mut rows = rel.rows;
     let scope = rel.scope;
@@ -954,344 +865,21 @@ fn run_one(sess: &mut Session, s: &Select) -> Result<Rows> {
         }
         rows = kept;
     }
-    // The select list, with * expanded.
-    let mut items: Vec<(Expr, String)> = Vec::new();
-    for item in &s.items {
-        match &item.expr {
-            Expr::Column { qualifier, name } if name == "*" => {
-                let before = items.len();
-                for (i, c) in scope.columns.iter().enumerate() {
-                    if !c.in_star(qualifier.as_deref()) {
-                        continue;
-                    }
-                    items.push((Expr::Slot(i), c.name.clone()));
-                }
-                if items.len() == before
-                    && let Some(q) = qualifier
-                {
-                    return Err(KilnError::new(ErrorKind::ER_BAD_TABLE_ERROR, &[&q]));
-                }
-            }
-            e => {
-                let resolved;
-                let e = if has_windows {
-                    resolved = window::resolve(e, &s.windows)?;
-                    &resolved
-                } else {
-                    e
-                };
-                let e = run_subqueries(sess, e)?;
-                let b = bind(&e, &scope, "field list")?;
-                items.push((numeric_temporals(&b, &rel.tables), item.name.clone()));
-            }
-        }
-    }
-    let having = match &s.having {
-        Some(h) => Some(run_subqueries(sess, h)?),
-        None => None,
-    };
-    // ORDER BY: a position, a select-list alias, or an expression over the scope.
-    let mut order: Vec<(OrderKey, bool)> = Vec::new();
-    for o in &s.order_by {
-        let key = match &o.expr {
-            Expr::Literal(Value::Int(n)) => {
-                let n = *n;
-                if n < 1 || n as usize > items.len() {
-                    return Err(KilnError::new(
-                        ErrorKind::ER_BAD_FIELD_ERROR,
-                        &[&n, &"order clause"],
-                    ));
-                }
-                OrderKey::Item(n as usize - 1)
-            }
-            Expr::Column {
-                qualifier: None,
-                name,
-            } if scope.resolve(None, name, "order clause").is_err()
-                && items.iter().any(|(_, n)| n.eq_ignore_ascii_case(name)) =>
-            {
-                OrderKey::Item(
-                    items
-                        .iter()
-                        .position(|(_, n)| n.eq_ignore_ascii_case(name))
-                        .expect("checked"),
-                )
-            }
-            e => {
-                let resolved;
-                let e = if has_windows {
-                    resolved = window::resolve(e, &s.windows)?;
-                    &resolved
-                } else {
-                    e
-                };
-                let e = run_subqueries(sess, e)?;
-                let bound = match bind(&e, &scope, "order clause") {
-                    Ok(b) => b,
-                    Err(err) => {
-                        // An alias inside an expression is not allowed; report as MySQL.
-                        return Err(err);
-                    }
-                };
-                OrderKey::Expr(bound)
-            }
-        };
-        // ENUM/SET sort by member number / mask.
-        let key = match key {
-            OrderKey::Item(i) if matches!(items[i].0, Expr::Slot(_)) => {
-                match crate::coercion::numeric_use(items[i].0.clone(), &scope) {
-                    e @ Expr::EnumIndex { .. } => OrderKey::Expr(e),
-                    _ => OrderKey::Item(i),
-                }
-            }
-            OrderKey::Expr(e) => OrderKey::Expr(crate::coercion::numeric_use(e, &scope)),
-            k => k,
-        };
-        order.push((key, o.desc));
-    }
-    let conn = crate::eval::Env::collation_connection(sess);
-    // (before aggregates become slots, so that MIN(s) keeps the collation of s)
-    let item_colls: Vec<Coll> = if s.distinct {
-        items
-            .iter()
-            .map(|(e, _)| coercion::coll_of(e, &scope, conn))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let order_colls: Vec<Coll> = order
-        .iter()
-        .map(|(k, _)| match k {
-            OrderKey::Item(i) => coercion::coll_of(&items[*i].0, &scope, conn),
-            OrderKey::Expr(e) => coercion::coll_of(e, &scope, conn),
-        })
-        .collect();
-
-    let grouped = !s.group_by.is_empty()
-        || items.iter().any(|(e, _)| contains_aggregate(e))
-        || having.as_ref().is_some_and(contains_aggregate)
-        || order
-            .iter()
-            .any(|(k, _)| matches!(k, OrderKey::Expr(e) if contains_aggregate(e)));
-    let width = scope.columns.len();
-    let mut having_b = None;
-    let mut agg_calls: Vec<Expr> = Vec::new();
-    if grouped {
-        let group_by: Vec<Expr> = s
-            .group_by
-            .iter()
-            .map(|g| match g {
-                Expr::Literal(Value::Int(n)) if *n >= 1 && (*n as usize) <= items.len() => {
-                    Ok(items[*n as usize - 1].0.clone())
-                }
-                Expr::Column {
-                    qualifier: None,
-                    name,
-                } if scope.resolve(None, name, "group statement").is_err() => items
-                    .iter()
-                    .find(|(_, n)| n.eq_ignore_ascii_case(name))
-                    .map(|(e, _)| e.clone())
-                    .ok_or_else(|| {
-                        KilnError::new(ErrorKind::ER_BAD_FIELD_ERROR, &[&name, &"group statement"])
-                    }),
-                g => bind(g, &scope, "group statement"),
-            })
-            .collect::<Result<_>>()?;
-        // Pull the aggregate calls out of every post-grouping expression.
-        let mut aggs: Vec<Expr> = Vec::new();
-        let mut lift = |e: &Expr| -> Result<Expr> {
-            bind::rewrite(e, &mut |x| match x {
-                Expr::Func { name, args } if is_aggregate(name) => {
-                    if args.iter().any(contains_aggregate) {
-                        return Err(ErrorKind::ER_INVALID_GROUP_FUNC_USE.into());
-                    }
-                    let pos = aggs.iter().position(|a| a == x).unwrap_or_else(|| {
-                        aggs.push(x.clone());
-                        aggs.len() - 1
-                    });
-                    Ok(Some(Expr::Slot(width + pos)))
-                }
-                _ => Ok(None),
-            })
-        };
-        for (e, _) in &mut items {
-            *e = lift(e)?;
-        }
-        for (k, _) in &mut order {
-            if let OrderKey::Expr(e) = k {
-                *e = lift(e)?;
-            }
-        }
-        if let Some(h) = &having {
-            // HAVING may name select-list aliases.
-            let h = having_aliases(h, &scope, &items)?;
-            having_b = Some(lift(&bind(&h, &scope, "having clause")?)?);
-        }
-        if sess.sql_mode_has("ONLY_FULL_GROUP_BY") {
-            check_full_group_by(&items, &group_by, &scope, &rel.tables, width)?;
-        }
-        rows = group(sess, &scope, rows, &group_by, &aggs, width)?;
-        agg_calls = aggs;
-    } else if let Some(h) = &having {
-        let h = having_aliases(h, &scope, &items)?;
-        having_b = Some(bind(&h, &scope, "having clause")?);
-    }
-    if let Some(h) = &having_b {
-        let mut kept = Vec::with_capacity(rows.len());
-        for r in rows {
-            let mut re = RowEnv {
-                inner: sess,
-                row: &r,
-                scope: Some(&scope),
-            };
-            if eval(h, &mut re)?.to_bool() == Some(true) {
-                kept.push(r);
-            }
-        }
-        rows = kept;
-    }
-    // Window functions: evaluated over the rows as grouped and filtered, into slots
-    // past them (exec/window.rs).
-    let mut win_calls: Vec<WindowFunc> = Vec::new();
-    if has_windows {
-        let base = if grouped {
-            width + agg_calls.len()
-        } else {
-            width
-        };
-        for (e, _) in &mut items {
-            *e = window::lift(e, &mut win_calls, base)?;
-        }
-        for (k, _) in &mut order {
-            if let OrderKey::Expr(e) = k {
-                *e = window::lift(e, &mut win_calls, base)?;
-            }
-        }
-        if !win_calls.is_empty() {
-            let tables = &rel.tables;
-            let aggs = &agg_calls;
-            let slot_kind = |slot: usize| {
-                if slot >= width {
-                    let call = aggs.get(slot - width)?;
-                    return crate::infer::kind_of_expr(call, &|s| {
-                        super::coltype::table_slot_kind(tables, s)
-                    });
-                }
-                super::coltype::table_slot_kind(tables, slot)
-            };
-            window::compute(sess, &scope, &mut rows, &win_calls, &slot_kind)?;
-        }
-    }
-    // DISTINCT by the sort when ORDER BY lists every select item under the item's own
-    // collation (sysbench's `SELECT DISTINCT c … ORDER BY c`): equal rows then sort
-    // next to each other, and the stable sort keeps the first one met, as the hash
-    // would. Saves hashing every string's weights.
-    // (`ORDER BY c` binds to the column's slot, the item `c` too: the same value)
-    let item_of = |k: &OrderKey| match k {
-        OrderKey::Item(i) => Some(*i),
-        OrderKey::Expr(e @ Expr::Slot(_)) => items.iter().position(|(x, _)| x == e),
-        OrderKey::Expr(_) => None,
-    };
-    let distinct_by_sort = s.distinct
-        && !items.is_empty()
-        && order.iter().enumerate().all(|(pos, (k, _))| {
-            item_of(k).is_some_and(|i| {
-                item_colls.get(i).map(Coll::name) == order_colls.get(pos).map(Coll::name)
-            })
-        })
-        && (0..items.len()).all(|i| order.iter().any(|(k, _)| item_of(k) == Some(i)));
-    let offset = match &s.offset {
-        Some(e) => limit_value(sess, e)?,
-        None => 0,
-    };
-    let limit = match &s.limit {
-        Some(e) => limit_value(sess, e)?,
-        None => u64::MAX,
-    };
-    // Project, keeping the ORDER BY keys beside each output row, into the sort
-    // (filesort.rs) unless the rows were read in index order (index_order.rs).
-    let mut seen =
-        (s.distinct && !distinct_by_sort).then(|| Distinct::with_colls(item_colls.clone()));
-    let mut sink = if !order.is_empty() && !ordered {
-        let spec = super::filesort::SortSpec {
-            desc: order.iter().map(|(_, d)| *d).collect(),
-            colls: order_colls.clone(),
-        };
-        // Top-N keeps LIMIT + OFFSET rows; not when the sort also deduplicates.
-        let top = (!distinct_by_sort && limit != u64::MAX).then(|| limit.saturating_add(offset));
-        let n = rows.len();
-        super::filesort::RowSink::Sort(super::filesort::sorter_for(sess, spec, top, n)?)
-    } else {
-        super::filesort::RowSink::Keep(Vec::with_capacity(rows.len()))
-    };
-    for r in rows {
-        let mut re = RowEnv {
-            inner: sess,
-            row: &r,
-            scope: Some(&scope),
-        };
-        let mut vals = Vec::with_capacity(items.len());
-        for (e, _) in &items {
-            vals.push(eval(e, &mut re)?);
-        }
-        let mut keys = Vec::with_capacity(order.len());
-        for (k, _) in &order {
-            keys.push(match k {
-                OrderKey::Item(i) => vals[*i].clone(),
-                OrderKey::Expr(e) => eval(e, &mut re)?,
-            });
-        }
-        if let Some(seen) = &mut seen
-            && !seen.insert(&vals)
-        {
-            continue;
-        }
-        sink.push((vals, keys))?;
-    }
-    let sorted = sink.finish(sess)?;
-    let dedup = distinct_by_sort.then_some(item_colls.as_slice());
-    let rows = super::filesort::cut(sorted, dedup, offset, limit)?;
-    // Window results are typed as the slots past the aggregates.
-    let post_calls: Vec<Expr> = agg_calls
-        .into_iter()
-        .chain(win_calls.into_iter().map(|w| Expr::Window(Box::new(w))))
-        .collect();
-    let typed_grouped = grouped || !post_calls.is_empty();
-    let columns = items
-        .iter()
-        .enumerate()
-        .map(|(i, (e, name))| {
-            column_info(
-                e,
-                name,
-                &rel.tables,
-                &scope,
-                typed_grouped,
-                &post_calls,
-                &rows,
-                i,
-            )
-        })
-        .collect::<Vec<_>>();
-    Ok(Rows {
-        columns: columns.into(),
+    let clauses = super::select_stage::bind_clauses(sess, s, &scope, &rel.tables, has_windows)?;
+    let r = super::select_stage::finish(
+        sess,
+        s,
+        &clauses,
+        &scope,
+        &rel.tables,
         rows,
-    })
-}
-
-/// HAVING may name select-list aliases: those become the items' expressions (already
-/// bound to slots).
-fn having_aliases(h: &Expr, scope: &Scope, items: &[(Expr, String)]) -> Result<Expr> {
-    bind::rewrite(h, &mut |x| match x {
-        Expr::Column {
-            qualifier: None,
-            name,
-        } if scope.resolve(None, name, "having clause").is_err() => Ok(items
-            .iter()
-            .find(|(_, n)| n.eq_ignore_ascii_case(name))
-            .map(|(e, _)| e.clone())),
-        _ => Ok(None),
-    })
+        ordered,
+        has_windows,
+    );
+    if let Some(rec) = rec {
+        rec.clauses = Some(clauses);
+    }
+    r
 }
 
 /// Compares two rows' ORDER BY keys: each key ascending or descending, NULLs first,
@@ -1305,11 +893,6 @@ pub fn cmp_keys(a: &[Value], b: &[Value], desc: &[bool], colls: &[Coll]) -> std:
         }
     }
     std::cmp::Ordering::Equal
-}
-
-enum OrderKey {
-    Item(usize),
-    Expr(Expr),
 }
 
 pub(crate) fn limit_value(sess: &mut Session, e: &Expr) -> Result<u64> {

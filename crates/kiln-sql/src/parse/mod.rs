@@ -66,6 +66,9 @@ pub struct Parsed {
     /// The point-select plan of a prepared statement, made at its first execution
     /// (exec/point.rs).
     pub point: crate::exec::point::PlanSlot,
+    /// A prepared statement's plan of other shapes (exec/prepared_plan.rs); off for
+    /// statements run once.
+    pub plan: crate::exec::prepared_plan::StmtSlot,
 }
 
 /// Parses the statements of a COM_QUERY (several with multi-statements). Returns each
@@ -102,6 +105,7 @@ pub fn parse_multi(sql: &str, mode: LexMode) -> Result<Vec<(Parsed, &str)>> {
                 stmt,
                 param_count: p.params,
                 point: Default::default(),
+                plan: Default::default(),
             },
             &sql[start..end],
         ));
