@@ -45,6 +45,7 @@ pub mod table_read;
 pub mod trigger;
 pub mod union_types;
 pub mod view;
+mod view_dml;
 pub mod window;
 
 use kiln_common::Result;
