@@ -7,10 +7,11 @@ same redo size, buffer pool and flushing settings.
 Redo past the checkpoint: kiln's SHOW GLOBAL STATUS Innodb_redo_log_current_lsn -
 Innodb_redo_log_checkpoint_lsn; MariaDB's Innodb_checkpoint_age (else Innodb_lsn_current
 - Innodb_lsn_last_checkpoint, else SHOW ENGINE INNODB STATUS's "Log sequence number"
-and "Last checkpoint at"). Rollback finished: information_schema.INNODB_TRX is empty
-(both list the recovered transaction while it is rolled back) and, for MariaDB, its
-error log says "Rollback of non-prepared transactions completed" when it had
-announced one."""
+and "Last checkpoint at"). Rollback finished: kiln, information_schema.INNODB_TRX is
+empty (it lists the recovered transaction while it is rolled back); MariaDB, its error
+log says "Rollback of non-prepared transactions completed" when it announced a
+rollback (10.11 may keep listing rolled-back recovered transactions in INNODB_TRX
+long after), else INNODB_TRX is empty."""
 
 import re
 import subprocess
@@ -221,8 +222,9 @@ def run(a):
                "gets SIGKILL and is restarted on the same datadir. Ready: seconds from the "
                "restart to the first answered `SELECT 1` over the Unix socket (includes redo "
                "recovery). Rollback done: seconds from the restart until "
-               "information_schema.INNODB_TRX is empty (MariaDB: and its log reports the "
-               "rollback completed).", "",
+               "information_schema.INNODB_TRX is empty (kiln), or until the error log reports "
+               "the rollback of the recovered transactions completed (MariaDB 10.11, which "
+               "may keep listing them in INNODB_TRX long after).", "",
                "Redo past the checkpoint read from: " + "; ".join(hows) + ".", "",
                "Settings (both): " + ", ".join(f"{k}={v}" for k, v in settings.items())
                + ", " + ", ".join(f"{k}={v}" for k, v in KNOBS.items()) + ".", "",
