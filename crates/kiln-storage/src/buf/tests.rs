@@ -21,10 +21,8 @@ fn pool(frames: usize) -> (Arc<BufferPool>, MemVfs) {
     (p, vfs)
 }
 
-#[test]
-fn write_evict_and_read_back_through_disk() {
-    let (p, _vfs) = pool(32);
-    let n = 200u32;
+/// Creates pages 0..n of space 1, each dirty with its number in byte 100.
+fn write_new_pages(p: &Arc<BufferPool>, n: u32) {
     for i in 0..n {
         let id = PageId::new(1, i);
         let mut w = p.fetch_new(id).unwrap();
@@ -32,6 +30,13 @@ fn write_evict_and_read_back_through_disk() {
         w[100] = i as u8;
         w.mark_dirty(1, 2);
     }
+}
+
+#[test]
+fn write_evict_and_read_back_through_disk() {
+    let (p, _vfs) = pool(32);
+    let n = 200u32;
+    write_new_pages(&p, n);
     for i in (0..n).rev() {
         let r = p.fetch_read(PageId::new(1, i)).unwrap();
         assert_eq!(r[100], i as u8);
@@ -127,4 +132,50 @@ fn concurrent_readers_and_writers() {
         .map(|i| page::get_u32(&p.fetch_read(PageId::new(1, i)).unwrap(), 64))
         .sum();
     assert_eq!(total, 4 * 400);
+}
+
+/// Counts write batches (each one doublewrite write and sync, then a sync per file).
+#[derive(Default)]
+struct CountBatches {
+    batches: std::sync::atomic::AtomicUsize,
+    pages: std::sync::atomic::AtomicUsize,
+}
+
+impl WriteHook for CountBatches {
+    fn wal_flush(&self, _lsn: u64) -> io::Result<()> {
+        Ok(())
+    }
+    fn doublewrite(&self, pages: &[&PageBuf]) -> io::Result<()> {
+        self.batches.fetch_add(1, Ordering::Relaxed);
+        self.pages.fetch_add(pages.len(), Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+#[test]
+fn misses_in_a_dirty_pool_write_the_lru_tail_in_batches() {
+    let (p, _vfs) = pool(256);
+    let hook = Arc::new(CountBatches::default());
+    p.set_write_hook(hook.clone());
+    // Fill the pool with dirty pages, then touch as many new pages again: every
+    // claim finds only dirty frames at the LRU tail.
+    let n = 2 * p.frames() as u32;
+    write_new_pages(&p, n);
+    let evicted = n as usize - p.frames();
+    let batches = hook.batches.load(Ordering::Relaxed);
+    let pages = hook.pages.load(Ordering::Relaxed);
+    assert!(
+        pages >= evicted,
+        "every evicted dirty page was written ({pages} < {evicted})"
+    );
+    // One batch per victim was the old behaviour (`evicted` batches); the tail is
+    // now written up to 64 frames at a time.
+    assert!(
+        batches * 16 <= evicted,
+        "{batches} write batches ({pages} pages) for {evicted} evictions of dirty pages"
+    );
+    for i in 0..n {
+        let r = p.fetch_read(PageId::new(1, i)).unwrap();
+        assert_eq!(r[100], i as u8, "page {i} read back");
+    }
 }
