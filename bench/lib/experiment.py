@@ -86,6 +86,36 @@ def start_family(ctx, servers, prepare):
     return out, took
 
 
+def revive(ctx, s, step):
+    """A server found dead before a step (e.g. SIGKILLed by the kernel's OOM killer
+    under thousands of connections): says so in the log and the report, and restarts
+    it once on its datadir (crash recovery, cold pool). True when it runs again."""
+    if not hasattr(ctx, "revived"):
+        ctx.revived, ctx.revived_twice = set(), set()
+    dead = ctx.revived
+    code = s.proc.returncode if s.proc else None
+    why = (f"killed by signal {-code}" + (", SIGKILL, which the OOM killer sends" if code == -9 else "")
+           if code is not None and code < 0 else f"exit code {code}")
+    if s.label in dead:
+        if s.label not in ctx.revived_twice:
+            ctx.revived_twice.add(s.label)
+            ctx.report.note(f"{s.label} died again before {step} ({why}); not restarted "
+                            f"twice, so its later points are missing")
+        return False
+    dead.add(s.label)
+    progress.log(f"{s.label} is not running before {step}: {why}; restarting it once")
+    try:
+        s.start()
+        progress.log(f"  {s.label} ready in {s.ready_s:.1f} s")
+    except Exception as e:  # noqa: BLE001 - any start failure is reported, not fatal
+        ctx.report.note(f"{s.label} died before {step} ({why}) and did not restart: "
+                        f"{str(e).strip().splitlines()[0][:200]}; its later points are missing")
+        return False
+    ctx.report.note(f"{s.label} died before {step} ({why}); restarted on its datadir "
+                    f"(crash recovery, cold buffer pool) for the later points")
+    return True
+
+
 def sysbench_matrix(ctx, servers, workloads, threads, transports, rows=False, tag=None,
                     client="sysbench"):
     """Runs every point `runs` times, systems alternating within a point. Returns
@@ -100,7 +130,7 @@ def sysbench_matrix(ctx, servers, workloads, threads, transports, rows=False, ta
         prog.step(f"{s.label} {w} {tr} threads={th} run {r + 1}/{a.runs} [{client}]"
                   + (f" [{tag}]" if tag else ""))
         key = (w, tr, th, s.label)
-        if not s.alive():
+        if not s.alive() and not revive(ctx, s, f"{w} {tr} threads={th} run {r + 1} [{client}]"):
             samples.setdefault(key, []).append(None)
             continue
         try:
