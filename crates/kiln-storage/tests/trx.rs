@@ -310,6 +310,35 @@ fn purge_keeps_what_open_views_need_then_drains_history() {
     r.commit().unwrap();
 }
 
+/// A transaction purge is working on is still history: `history_len` (which
+/// `Innodb_history_list_length` and the `innodb_max_purge_lag` delay read) drops one
+/// at a time as each transaction's undo goes, not all at once as the pass starts.
+#[test]
+fn history_len_counts_the_transactions_being_purged() {
+    let d = db();
+    let mut s = d.te.session().unwrap();
+    for i in 0..3u32 {
+        let mut tx = s.begin(opts(RR));
+        tx.insert(&d.t, &i.to_be_bytes(), b"v").unwrap();
+        tx.commit().unwrap();
+        let mut tx = s.begin(opts(RR));
+        assert!(tx.delete(&d.t, &i.to_be_bytes()).unwrap());
+        tx.commit().unwrap();
+    }
+    assert_eq!(d.te.history_len(), 6);
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (te, seen_by_hook) = (Arc::downgrade(&d.te), seen.clone());
+    d.te.set_purge_hook(Some(Arc::new(move |_trx| {
+        let te = te.upgrade().expect("the engine outlives its purge");
+        seen_by_hook.lock().unwrap().push(te.history_len());
+    })));
+    assert_eq!(d.te.purge().unwrap(), 6);
+    assert_eq!(*seen.lock().unwrap(), vec![6, 5, 4, 3, 2, 1]);
+    assert_eq!(d.te.history_len(), 0);
+    assert_eq!(dump(&d.t).len(), 0, "the delete-marked rows are gone");
+    d.te.set_purge_hook(None);
+}
+
 #[test]
 fn a_crash_rolls_back_what_was_not_committed() {
     let d = db();

@@ -52,6 +52,28 @@ pub(crate) struct Clauses {
 /// Binds `s`'s select list, HAVING, ORDER BY and GROUP BY to `scope` (the FROM
 /// clause's columns; `tables` its base tables). Errors are the statement's: unknown
 /// columns, misplaced aggregates, ONLY_FULL_GROUP_BY.
+/// A select-list or ORDER BY expression bound over `scope`: named windows
+/// (`OVER w`) resolved against the WINDOW clause first, then uncorrelated subqueries
+/// run, then columns bound; `clause` names the clause in an unknown-column error.
+fn bind_clause_expr(
+    sess: &mut Session,
+    s: &Select,
+    scope: &Scope,
+    has_windows: bool,
+    e: &Expr,
+    clause: &str,
+) -> Result<Expr> {
+    let resolved;
+    let e = if has_windows {
+        resolved = window::resolve(e, &s.windows)?;
+        &resolved
+    } else {
+        e
+    };
+    let e = run_subqueries(sess, e)?;
+    bind(&e, scope, clause)
+}
+
 pub(crate) fn bind_clauses(
     sess: &mut Session,
     s: &Select,
@@ -78,15 +100,7 @@ pub(crate) fn bind_clauses(
                 }
             }
             e => {
-                let resolved;
-                let e = if has_windows {
-                    resolved = window::resolve(e, &s.windows)?;
-                    &resolved
-                } else {
-                    e
-                };
-                let e = run_subqueries(sess, e)?;
-                let b = bind(&e, scope, "field list")?;
+                let b = bind_clause_expr(sess, s, scope, has_windows, e, "field list")?;
                 items.push((numeric_temporals(&b, tables), item.name.clone()));
             }
         }
@@ -122,24 +136,15 @@ pub(crate) fn bind_clauses(
                         .expect("checked"),
                 )
             }
-            e => {
-                let resolved;
-                let e = if has_windows {
-                    resolved = window::resolve(e, &s.windows)?;
-                    &resolved
-                } else {
-                    e
-                };
-                let e = run_subqueries(sess, e)?;
-                let bound = match bind(&e, scope, "order clause") {
-                    Ok(b) => b,
-                    Err(err) => {
-                        // An alias inside an expression is not allowed; report as MySQL.
-                        return Err(err);
-                    }
-                };
-                OrderKey::Expr(bound)
-            }
+            // (An alias inside an expression is not allowed: binding fails as MySQL's.)
+            e => OrderKey::Expr(bind_clause_expr(
+                sess,
+                s,
+                scope,
+                has_windows,
+                e,
+                "order clause",
+            )?),
         };
         // ENUM/SET sort by member number / mask.
         let key = match key {

@@ -13,7 +13,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::ops::Bound;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex, RwLock};
@@ -74,6 +74,9 @@ impl Default for TrxConfig {
     }
 }
 
+/// Called with a transaction's id as purge starts on it (`TrxEngine::set_purge_hook`).
+pub type PurgeHook = Arc<dyn Fn(u64) + Send + Sync>;
+
 /// A transaction holding or waiting for row locks (`transactions`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrxRow {
@@ -107,6 +110,12 @@ pub struct TrxEngine {
     /// Committed transactions whose undo awaits purge, oldest commit first:
     /// (CSN, trx id). The history list.
     history: Mutex<BinaryHeap<Reverse<(u64, u64)>>>,
+    /// Transactions taken off `history` by a purge pass and not purged yet: still
+    /// history (`history_len` counts them). Changed only under the `history` mutex,
+    /// so the two together never read a transaction twice or not at all.
+    purging: AtomicUsize,
+    /// Called with each transaction's id as purge starts on it (`set_purge_hook`).
+    purge_hook: Mutex<Option<PurgeHook>>,
     /// Transactions found active at startup, not yet rolled back, and how many of
     /// them are not finished (popped ones included).
     recovering: Mutex<Vec<RwTrx>>,
@@ -213,6 +222,8 @@ impl TrxEngine {
             drop_gate: RwLock::new(()),
             // Committed before the restart: every view sees them (CSN 0).
             history: Mutex::new(committed.into_iter().map(|t| Reverse((0, t))).collect()),
+            purging: AtomicUsize::new(0),
+            purge_hook: Mutex::new(None),
             recovering: Mutex::new(Vec::new()),
             recovering_left: Mutex::new(0),
             recovered_done: Condvar::new(),
@@ -455,9 +466,19 @@ impl TrxEngine {
         out.into_values().collect()
     }
 
-    /// History list length: committed transactions whose undo is not purged yet.
+    /// History list length: committed transactions whose undo is not purged yet,
+    /// those a purge pass is working on included (InnoDB's count drops only as each
+    /// one's undo is freed; `innodb_max_purge_lag` reads it).
     pub fn history_len(&self) -> usize {
-        self.history.lock().len()
+        let h = self.history.lock();
+        h.len() + self.purging.load(Ordering::Relaxed)
+    }
+
+    /// Installs (or removes) a function called with a transaction's id each time
+    /// purge starts on it, on the purging thread. For tests that look at the engine
+    /// while a purge is in progress.
+    pub fn set_purge_hook(&self, hook: Option<PurgeHook>) {
+        *self.purge_hook.lock() = hook;
     }
 
     /// One purge pass: every committed transaction that every read view sees is
@@ -470,16 +491,27 @@ impl TrxEngine {
             let next = {
                 let mut h = self.history.lock();
                 match h.peek() {
-                    Some(Reverse((csn, _))) if *csn <= oldest => h.pop().map(|r| r.0.1),
+                    Some(Reverse((csn, _))) if *csn <= oldest => {
+                        self.purging.fetch_add(1, Ordering::Relaxed);
+                        h.pop().map(|r| r.0.1)
+                    }
                     _ => None,
                 }
             };
             let Some(trx) = next else { break };
-            if let Err(e) = self.purge_trx(trx) {
+            let hook = self.purge_hook.lock().clone();
+            if let Some(hook) = hook {
+                hook(trx);
+            }
+            let purged = self.purge_trx(trx);
+            let mut h = self.history.lock();
+            self.purging.fetch_sub(1, Ordering::Relaxed);
+            if let Err(e) = purged {
                 // Back in the list, to try again later.
-                self.history.lock().push(Reverse((0, trx)));
+                h.push(Reverse((0, trx)));
                 return Err(e);
             }
+            drop(h);
             n += 1;
         }
         Ok(n)

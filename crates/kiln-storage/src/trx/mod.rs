@@ -17,7 +17,7 @@ pub mod txn;
 pub mod undo;
 
 pub use lock::{DeadlockReport, DeadlockTrx, LockError, Mode, Wait};
-pub use manager::{TrxConfig, TrxEngine, TrxRow};
+pub use manager::{PurgeHook, TrxConfig, TrxEngine, TrxRow};
 pub use table::{KeyOf, SecKey, SecRead, Secondary, Table, bulk_secondary_entry};
 pub use txn::{Isolation, ReadMode, Session, Trx, TrxOptions};
 
