@@ -23,6 +23,8 @@ class Context:
         set_socket_dir(self.sockdir)
         self.servers = []
         self.progress = None
+        # Labels of servers `revive` restarted once, and of those found dead again.
+        self.revived, self.revived_twice = set(), set()
 
     def __enter__(self):
         return self
@@ -90,8 +92,6 @@ def revive(ctx, s, step):
     """A server found dead before a step (e.g. SIGKILLed by the kernel's OOM killer
     under thousands of connections): says so in the log and the report, and restarts
     it once on its datadir (crash recovery, cold pool). True when it runs again."""
-    if not hasattr(ctx, "revived"):
-        ctx.revived, ctx.revived_twice = set(), set()
     dead = ctx.revived
     code = s.proc.returncode if s.proc else None
     why = (f"killed by signal {-code}" + (", SIGKILL, which the OOM killer sends" if code == -9 else "")
