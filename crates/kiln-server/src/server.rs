@@ -73,6 +73,9 @@ pub struct ServerStats {
     pub max_used_connections: AtomicU64,  // Max_used_connections
     pub ssl_accepts: ShardedCounter,      // Ssl_accepts
     pub extra_threads: ShardedCounter,    // part of Threads_created (extra_port)
+    /// Authenticated connections running on a thread of their own (one thread per
+    /// connection, and `extra_port`): whether an idle one may spin (`conn::command::run`).
+    pub own_thread_conns: std::sync::atomic::AtomicUsize,
 }
 
 pub struct Server {

@@ -64,9 +64,31 @@ pub enum Flow {
     Idle,
 }
 
+/// How long an idle connection thread polls for its client's next command before
+/// it blocks in read() (`PacketIo::spin_for_input`). A closed-loop client on a
+/// warm CPU answers in a few microseconds; past this budget the client is thinking,
+/// and spinning on would only burn a core.
+const IDLE_SPIN: Duration = Duration::from_micros(100);
+
 /// The thread-per-connection loop: commands back to back until the connection ends.
+///
+/// While fewer connections have threads of their own than there are CPUs, a thread
+/// spins briefly for the next command instead of sleeping at once: a single client
+/// then never waits for an idle CPU to wake up. With as many connection threads as
+/// CPUs, spinning would take a CPU from a thread with work, so they sleep.
 pub fn run(server: &'static Server, io: &mut PacketIo, conn: &mut Conn) {
-    while let Flow::Continue | Flow::Idle = step(server, io, conn) {}
+    let own = &server.stats.own_thread_conns;
+    own.fetch_add(1, Ordering::Relaxed);
+    let cpus = crate::pool::cpu_count();
+    loop {
+        if own.load(Ordering::Relaxed) < cpus {
+            io.spin_for_input(IDLE_SPIN);
+        }
+        if let Flow::Close = step(server, io, conn) {
+            break;
+        }
+    }
+    own.fetch_sub(1, Ordering::Relaxed);
 }
 
 /// Reads one command, runs it and answers. The thread-per-connection loop calls it

@@ -421,6 +421,31 @@ impl PacketIo {
         }
     }
 
+    /// Polls the socket, without blocking, until input is pending or `budget`
+    /// has passed; returns whether input is pending. A connection thread calls it
+    /// before it would block in read() for the next command: a client that answers
+    /// within the budget finds the thread still running, and neither side pays an
+    /// idle CPU's wake-up (on this class of VM ~15 µs, more than a point select).
+    pub fn spin_for_input(&mut self, budget: Duration) -> bool {
+        /// Pause instructions between two polls: a poll is a syscall (~0.3 µs).
+        const SPINS_PER_POLL: u32 = 64;
+        if self.has_buffered_input() {
+            return true;
+        }
+        let start = std::time::Instant::now();
+        loop {
+            if self.stream.socket().readable_now() {
+                return true;
+            }
+            if start.elapsed() >= budget {
+                return false;
+            }
+            for _ in 0..SPINS_PER_POLL {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
     /// Whether unread bytes are buffered (a pipelining client), here or as TLS
     /// plaintext inside rustls: then the socket may never turn readable again for them.
     pub fn has_buffered_input(&mut self) -> bool {
@@ -599,5 +624,32 @@ impl PacketIo {
         }
         self.stream = Stream::Tls(Box::new(rustls::StreamOwned::new(conn, sock)));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spin_for_input_sees_pending_input_and_gives_up_after_its_budget() {
+        let (server, mut client) = UnixStream::pair().unwrap();
+        let mut io = PacketIo::new(Socket::Unix(server), 1 << 20);
+
+        let start = std::time::Instant::now();
+        assert!(!io.spin_for_input(Duration::from_millis(5)));
+        assert!(start.elapsed() >= Duration::from_millis(5));
+
+        // COM_PING, sequence id 0.
+        client.write_all(&[1, 0, 0, 0, 0x0e]).unwrap();
+        assert!(io.spin_for_input(Duration::from_secs(60)));
+        let p = io.read_packet().unwrap();
+        assert_eq!(&p.payload[..], &[0x0e]);
+
+        // A closed peer is input too: the next read reports it instead of blocking.
+        drop(client);
+        assert!(io.spin_for_input(Duration::from_secs(60)));
+        io.seq = 0;
+        assert!(matches!(io.read_packet(), Err(ReadError::Closed)));
     }
 }

@@ -112,9 +112,11 @@ pub struct ThreadPool {
     stopping: (Mutex<bool>, Condvar),
 }
 
-/// Number of CPUs the process may run on.
+/// Number of CPUs the process may run on, read once: `available_parallelism`
+/// reads the affinity mask and cgroup files, too slow for every connection.
 pub fn cpu_count() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 impl ThreadPool {
