@@ -380,7 +380,9 @@ pub(crate) fn index_entries(t: &TableHandle, ix: &IndexDef) -> Result<Vec<(Vec<u
         needed[p.column] = true;
     }
     let unique = ix.kind == IndexKindDef::Unique;
-    let mut entries: Vec<(Vec<u8>, Vec<u8>, usize)> = Vec::new();
+    // (entry key, entry value, length of the index key or usize::MAX if it has a
+    // NULL, the row's place in `key_values`).
+    let mut entries: Vec<(Vec<u8>, Vec<u8>, usize, usize)> = Vec::new();
     let mut key_values: Vec<Vec<Value>> = Vec::new();
     let mut values = Vec::new();
     for r in t.storage.clustered.range(
@@ -400,7 +402,7 @@ pub(crate) fn index_entries(t: &TableHandle, ix: &IndexDef) -> Result<Vec<(Vec<u
         let has_null = ix.parts.iter().any(|p| values[p.column].is_null());
         let (k, val) = kiln_storage::trx::bulk_secondary_entry(&key, &pk);
         let key_len = if has_null { usize::MAX } else { key.len() };
-        entries.push((k, val, key_len));
+        entries.push((k, val, key_len, entries.len()));
         if unique {
             key_values.push(ix.parts.iter().map(|p| values[p.column].clone()).collect());
         }
@@ -411,13 +413,15 @@ pub(crate) fn index_entries(t: &TableHandle, ix: &IndexDef) -> Result<Vec<(Vec<u
             ));
         }
     }
-    let mut order: Vec<usize> = (0..entries.len()).collect();
-    order.sort_by(|a, b| entries[*a].0.cmp(&entries[*b].0));
+    // Sorted in place: entry keys end with the primary key, so they are distinct and
+    // an unstable sort gives the one order (through an index vector, every compare
+    // was two cache misses).
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     if unique {
-        for w in order.windows(2) {
-            let (a, b) = (&entries[w[0]], &entries[w[1]]);
+        for w in entries.windows(2) {
+            let (a, b) = (&w[0], &w[1]);
             if a.2 != usize::MAX && a.2 == b.2 && a.0[..a.2] == b.0[..b.2] {
-                let val: Vec<String> = key_values[w[1]]
+                let val: Vec<String> = key_values[b.3]
                     .iter()
                     .map(|v| v.to_string_lossy().unwrap_or_default())
                     .collect();
@@ -428,13 +432,7 @@ pub(crate) fn index_entries(t: &TableHandle, ix: &IndexDef) -> Result<Vec<(Vec<u
             }
         }
     }
-    Ok(order
-        .into_iter()
-        .map(|i| {
-            let (k, v, _) = std::mem::take(&mut entries[i]);
-            (k, v)
-        })
-        .collect())
+    Ok(entries.into_iter().map(|(k, v, _, _)| (k, v)).collect())
 }
 
 pub(crate) fn moved(col: usize, from: usize, to: usize) -> usize {

@@ -179,3 +179,16 @@ fn misses_in_a_dirty_pool_write_the_lru_tail_in_batches() {
         assert_eq!(r[100], i as u8, "page {i} read back");
     }
 }
+
+#[test]
+fn coarse_clock_advances_with_real_time() {
+    let a = super::coarse_clock_ms();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let b = super::coarse_clock_ms();
+    // The coarse clock ticks every 1-4 ms (CONFIG_HZ): 30 ms show as at least 20.
+    assert!(
+        b >= a + 20,
+        "coarse clock went from {a} to {b} ms over 30 ms"
+    );
+    assert!(b < a + 10_000, "coarse clock jumped from {a} to {b} ms");
+}
