@@ -283,6 +283,29 @@ def test_show_table_status(db):
     assert st["Row_format"] == "Dynamic"
     assert st["Auto_increment"] == 3
     assert st["Collation"] == "utf8mb4_0900_ai_ci"
+    # InnoDB's sizes: one page per index of a small table, and Data_length / Rows.
+    assert st["Data_length"] == 16384
+    assert st["Index_length"] == 2 * 16384
+    assert st["Avg_row_length"] == 8192
+
+
+def test_table_sizes_follow_the_data(db):
+    c = db.conn
+    run(c, "CREATE TABLE big (id INT AUTO_INCREMENT PRIMARY KEY, k INT, pad CHAR(200), KEY (k))")
+    for _ in range(10):
+        values = ", ".join(f"({i}, REPEAT('x', 200))" for i in range(500))
+        run(c, f"INSERT INTO big (k, pad) VALUES {values}")
+    with c.cursor() as cur:
+        cur.execute("SHOW TABLE STATUS LIKE 'big'")
+        st = dict(zip([d[0] for d in cur.description], cur.fetchone()))
+    # 5,000 rows of ~210 bytes: ~1 MB of rows in about 70-130 pages.
+    assert 1_000_000 <= st["Data_length"] <= 3_000_000, st
+    assert st["Data_length"] % 16384 == 0
+    assert 16384 <= st["Index_length"] < st["Data_length"], st
+    assert 200 <= st["Avg_row_length"] <= 600, st
+    got = rows(c, "SELECT table_rows, avg_row_length, data_length, index_length "
+                  "FROM information_schema.tables WHERE table_name = 'big'")
+    assert got == [(st["Rows"], st["Avg_row_length"], st["Data_length"], st["Index_length"])]
 
 
 def test_default_values(db):

@@ -164,6 +164,8 @@ proptest! {
 
 /// `estimate_len` samples the tree: exact for one page, within a third of the truth for
 /// trees of several levels with uneven fill (random deletes), and 0 once emptied.
+/// `estimate_size`'s pages (SHOW TABLE STATUS's Data_length) the same, against the
+/// nodes `check` counts.
 #[test]
 fn estimate_len_tracks_the_count() {
     let vfs = MemVfs::new();
@@ -177,6 +179,7 @@ fn estimate_len_tracks_the_count() {
         t.insert(&i.to_be_bytes(), b"v").unwrap();
     }
     assert_eq!(t.estimate_len().unwrap(), 20);
+    assert_eq!(t.estimate_size().unwrap().pages, 1);
     let mut n = 20u64;
     for i in 20..60_000u32 {
         let v = vec![b'x'; (i as usize * 7) % 120];
@@ -186,6 +189,12 @@ fn estimate_len_tracks_the_count() {
     let close = |est: u64, n: u64| (est as f64 - n as f64).abs() <= n as f64 / 3.0;
     let est = t.estimate_len().unwrap();
     assert!(close(est, n), "estimate {est} for {n}");
+    let st = t.check().unwrap();
+    let pages = (st.leaves + st.internal) as u64;
+    assert!(st.height >= 2, "{st:?}");
+    let size = t.estimate_size().unwrap();
+    assert!(close(size.pages, pages), "{size:?} for {st:?}");
+    assert_eq!(size.entries, est);
     // Thin out the left half: leaves there hold fewer entries.
     for i in (0..30_000u32).filter(|i| i % 3 != 0) {
         t.delete(&i.to_be_bytes()).unwrap();

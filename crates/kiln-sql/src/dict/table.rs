@@ -241,6 +241,23 @@ impl TableHandle {
         self.row_ids.as_ref().map(|r| r.next_key())
     }
 
+    /// SHOW TABLE STATUS's and information_schema.TABLES's size columns, as InnoDB
+    /// reports them: (Data_length, Index_length) in bytes, the clustered index's
+    /// pages and every secondary index's, each sampled (`BTree::estimate_size`; one
+    /// page, 16,384 bytes, for an empty index). Overflow pages are not counted.
+    pub fn size_bytes(&self) -> (u64, u64) {
+        let page = kiln_storage::page::PAGE_SIZE as u64;
+        let pages = |t: &kiln_storage::btree::BTree| t.estimate_size().map_or(1, |s| s.pages);
+        let data = pages(&self.storage.clustered) * page;
+        let index = self
+            .storage
+            .secondaries
+            .iter()
+            .map(|s| pages(&s.tree) * page)
+            .sum();
+        (data, index)
+    }
+
     /// Rows, roughly, for EXPLAIN, the join order and TABLE_ROWS. Where counting would
     /// read every leaf, the clustered tree is sampled (`BTree::estimate_len`, a few
     /// root-to-leaf paths) — at the first use, not at open: a start-up that opens

@@ -185,6 +185,8 @@ pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
                     d.created_unix_secs as i64 * 1_000_000,
                 )
                 .datetime_string();
+                let table_rows = t.rows_estimate();
+                let (data, index) = t.size_bytes();
                 rows.push(vec![
                     s("def"),
                     s(d.schema.clone()),
@@ -193,11 +195,11 @@ pub fn table(sess: &mut Session, name: &str) -> Result<Option<Virtual>> {
                     s("InnoDB"),
                     u(10),
                     s(d.row_format.clone().unwrap_or_else(|| "Dynamic".into())),
-                    u(t.rows_estimate()),
+                    u(table_rows),
+                    u(data.checked_div(table_rows).unwrap_or(0)),
+                    u(data),
                     u(0),
-                    u(16384),
-                    u(0),
-                    u(0),
+                    u(index),
                     u(0),
                     match t.auto_increment_column() {
                         Some(_) => u(t.auto_inc_peek()),

@@ -183,16 +183,18 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
                         t.def.created_unix_secs as i64 * 1_000_000,
                     )
                     .datetime_string();
+                    let rows = t.rows_estimate();
+                    let (data, index) = t.size_bytes();
                     vec![
                         s(t.def.name.clone()),
                         s("InnoDB"),
                         Value::UInt(10),
                         s(t.def.row_format.clone().unwrap_or_else(|| "Dynamic".into())),
-                        Value::UInt(t.rows_estimate()),
+                        Value::UInt(rows),
+                        Value::UInt(data.checked_div(rows).unwrap_or(0)),
+                        Value::UInt(data),
                         Value::UInt(0),
-                        Value::UInt(16384),
-                        Value::UInt(0),
-                        Value::UInt(0),
+                        Value::UInt(index),
                         Value::UInt(0),
                         match t.auto_increment_column() {
                             Some(_) => Value::UInt(t.auto_inc_peek()),

@@ -8,4 +8,4 @@ pub mod bulk;
 pub mod node;
 pub mod tree;
 
-pub use tree::{BTree, Cursor, LeafPrefetch, Probe, TreeError, TreeStats};
+pub use tree::{BTree, Cursor, LeafPrefetch, Probe, SizeEstimate, TreeError, TreeStats};

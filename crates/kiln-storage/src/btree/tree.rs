@@ -40,6 +40,7 @@ mod merge;
 mod opt;
 mod prefetch;
 mod range_delete;
+pub use estimate::SizeEstimate;
 pub use prefetch::LeafPrefetch;
 
 #[derive(Debug)]
