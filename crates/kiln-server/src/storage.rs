@@ -171,6 +171,12 @@ pub fn status(engine: &Engine) -> Vec<(String, String)> {
             pool.frames().to_string(),
         ),
         (
+            // MariaDB's name: frames the page cleaner moved from the LRU tail to
+            // the free list.
+            "Innodb_buffer_pool_pages_LRU_freed".into(),
+            st.lru_freed.get().to_string(),
+        ),
+        (
             "Innodb_buffer_pool_read_ahead".into(),
             st.read_ahead.get().to_string(),
         ),

@@ -662,7 +662,9 @@ impl Engine {
 }
 
 /// The page cleaner: once a second (every 100 ms when urgent), writes dirty pages oldest
-/// first — more the older the log and the dirtier the pool — and checkpoints.
+/// first — more the older the log and the dirtier the pool — and checkpoints; in
+/// between, refills the buffer pool's free lists from the LRU tail as soon as a miss
+/// finds one low.
 fn page_cleaner(engine: Weak<Engine>) {
     loop {
         let Some(e) = engine.upgrade() else { return };
@@ -705,10 +707,18 @@ fn page_cleaner(engine: Weak<Engine>) {
         drop(e);
         let until = Instant::now() + wait;
         while Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(20));
-            match engine.upgrade() {
-                Some(e) if !e.stop.load(Ordering::Acquire) => {}
+            let pool = match engine.upgrade() {
+                Some(e) if !e.stop.load(Ordering::Acquire) => e.pool.clone(),
                 _ => return,
+            };
+            // Between rounds, keep free frames ready for misses (LRU flushing): a
+            // miss that finds none writes the dirty LRU tail itself and waits. The
+            // wait is bounded so a stop is seen within 20 ms; only the pool is held
+            // meanwhile, so the engine can be dropped.
+            if pool.wait_refill_request(Duration::from_millis(20))
+                && let Err(err) = pool.refill_free_lists()
+            {
+                tracing::error!("page cleaner: {err}");
             }
         }
     }

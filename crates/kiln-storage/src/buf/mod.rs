@@ -40,7 +40,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use kiln_common::counter::ShardedCounter;
 use parking_lot::lock_api::{ArcRwLockReadGuard, ArcRwLockWriteGuard};
-use parking_lot::{Mutex, RawRwLock, RwLock};
+use parking_lot::{Condvar, Mutex, RawRwLock, RwLock};
 
 use crate::io::DataFile;
 use crate::io::batch::{BatchIo, ReadOp, WriteOp};
@@ -186,6 +186,8 @@ pub struct PoolStats {
     pub reads: ShardedCounter,
     pub pages_flushed: ShardedCounter,
     pub wait_free: ShardedCounter,
+    /// Frames the page cleaner freed from the LRU tail (`refill_free_lists`).
+    pub lru_freed: ShardedCounter,
     /// Innodb_buffer_pool_read_ahead: pages read by linear read-ahead.
     pub read_ahead: ShardedCounter,
 }
@@ -296,6 +298,12 @@ pub trait WriteHook: Send + Sync {
 pub const BATCH_PAGES: usize = 64;
 /// Frames looked at from the LRU tail when a miss finds the free list empty.
 const EVICT_SCAN_FRAMES: usize = 64;
+/// Free frames the page cleaner keeps per instance (`refill_free_lists`), at most:
+/// InnoDB's `innodb_lru_scan_depth` default.
+const FREE_TARGET_MAX: usize = 1024;
+/// ... and at most this share of an instance's frames (1/`FREE_TARGET_DIVISOR`), so a
+/// small pool keeps most of its frames for pages.
+const FREE_TARGET_DIVISOR: usize = 32;
 
 pub struct BufferPool {
     instances: Box<[Instance]>,
@@ -307,6 +315,10 @@ pub struct BufferPool {
     read_ahead_state: Mutex<HashMap<u32, (u32, u32, u32)>>,
     /// One batch writer at a time: the doublewrite area holds one batch.
     batch: Mutex<()>,
+    /// A miss found its instance's free list low (`request_refill`): the page cleaner,
+    /// waiting in `wait_refill_request`, refills the free lists now.
+    refill_requested: AtomicBool,
+    refill: (Mutex<bool>, Condvar),
     spaces: RwLock<HashMap<u32, Arc<dyn DataFile>>>,
     config: PoolConfig,
     /// `coarse_clock_ms()` when the pool was created: page ages count from here.
@@ -486,6 +498,8 @@ impl BufferPool {
             read_ahead: config.read_ahead.then(|| Mutex::new(tx)),
             read_ahead_state: Mutex::new(HashMap::new()),
             batch: Mutex::new(()),
+            refill_requested: AtomicBool::new(false),
+            refill: (Mutex::new(false), Condvar::new()),
             spaces: RwLock::new(HashMap::new()),
             config,
             started_ms: coarse_clock_ms(),
@@ -881,7 +895,11 @@ impl BufferPool {
         for _attempt in 0..3 {
             let candidates: Vec<u32> = {
                 let mut l = inst.lists.lock();
-                if let Some(f) = l.free.pop() {
+                let popped = l.free.pop();
+                if l.free.len() < Self::free_target(inst.frames.len()) / 2 {
+                    self.request_refill();
+                }
+                if let Some(f) = popped {
                     let frame = &inst.frames[f as usize];
                     debug_assert_eq!(frame.id.load(Ordering::Acquire), NO_PAGE);
                     frame.pin.store(1, Ordering::Release);
@@ -918,35 +936,113 @@ impl BufferPool {
                 if frame.dirty.load(Ordering::Acquire) {
                     self.write_batch(&[(inst_no, f)])?;
                 }
-                // Claim it under the hash latch: pin 0 → 1 (no one else holds it) and
-                // still mapped (a frame in transit or on the free list has no page).
-                let mut h = inst.hash.write();
-                if frame
-                    .pin
-                    .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire)
-                    .is_err()
-                {
-                    continue;
+                if self.evict_clean(inst, f) {
+                    return Ok(f);
                 }
-                let key = frame.id.load(Ordering::Acquire);
-                if key == NO_PAGE || frame.dirty.load(Ordering::Acquire) || h.get(&key) != Some(&f)
-                {
-                    frame.pin.store(0, Ordering::Release);
-                    continue;
-                }
-                h.remove(&key);
-                frame.id.store(NO_PAGE, Ordering::Release);
-                frame.young_stamp.store(u64::MAX, Ordering::Relaxed);
-                inst.evictions.fetch_add(1, Ordering::Relaxed);
-                drop(h);
-                let mut l = inst.lists.lock();
-                if l.lru.contains(f) {
-                    l.lru.remove(f);
-                }
-                return Ok(f);
             }
         }
         Err(BufError::Full)
+    }
+
+    /// Unmaps clean, unpinned frame `f` and takes it off the LRU, leaving it pinned
+    /// once for the caller. False if it is pinned, dirty or no longer mapped.
+    fn evict_clean(&self, inst: &Instance, f: u32) -> bool {
+        let frame = &inst.frames[f as usize];
+        // Claim it under the hash latch: pin 0 → 1 (no one else holds it) and still
+        // mapped (a frame in transit or on the free list has no page).
+        let mut h = inst.hash.write();
+        if frame
+            .pin
+            .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return false;
+        }
+        let key = frame.id.load(Ordering::Acquire);
+        if key == NO_PAGE || frame.dirty.load(Ordering::Acquire) || h.get(&key) != Some(&f) {
+            frame.pin.store(0, Ordering::Release);
+            return false;
+        }
+        h.remove(&key);
+        frame.id.store(NO_PAGE, Ordering::Release);
+        frame.young_stamp.store(u64::MAX, Ordering::Relaxed);
+        inst.evictions.fetch_add(1, Ordering::Relaxed);
+        drop(h);
+        let mut l = inst.lists.lock();
+        if l.lru.contains(f) {
+            l.lru.remove(f);
+        }
+        true
+    }
+
+    /// Free frames the page cleaner keeps in an instance of `frames` frames.
+    fn free_target(frames: usize) -> usize {
+        (frames / FREE_TARGET_DIVISOR).min(FREE_TARGET_MAX)
+    }
+
+    /// Wakes the page cleaner to refill the free lists (once until it has looked).
+    fn request_refill(&self) {
+        if self.refill_requested.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let (m, cv) = &self.refill;
+        *m.lock() = true;
+        cv.notify_one();
+    }
+
+    /// The page cleaner's wait: true as soon as a miss found a free list below half
+    /// its target, false after `timeout` without one.
+    pub fn wait_refill_request(&self, timeout: std::time::Duration) -> bool {
+        let (m, cv) = &self.refill;
+        let mut requested = m.lock();
+        if !*requested {
+            cv.wait_for(&mut requested, timeout);
+        }
+        let was = std::mem::take(&mut *requested);
+        self.refill_requested.store(false, Ordering::Release);
+        was
+    }
+
+    /// Background LRU flushing (InnoDB's page cleaner does the same): in each instance
+    /// whose free list is short of its target, writes the dirty unpinned frames among
+    /// the LRU tail's `target` (in doublewrite batches) and moves clean unpinned ones
+    /// from the tail to the free list until it holds `target`. A miss then takes a
+    /// free frame instead of writing a dirty victim itself and waiting for the fsync.
+    /// Returns the frames freed.
+    pub fn refill_free_lists(&self) -> Result<usize, BufError> {
+        let mut freed = 0;
+        for (inst_no, inst) in self.instances.iter().enumerate() {
+            let target = Self::free_target(inst.frames.len());
+            let candidates: Vec<u32> = {
+                let l = inst.lists.lock();
+                if l.free.len() >= target {
+                    continue;
+                }
+                l.lru.iter_from_tail().take(target).collect()
+            };
+            let unpinned = |f: &u32| inst.frames[*f as usize].pin.load(Ordering::Acquire) == 0;
+            let dirty: Vec<(u32, u32)> = candidates
+                .iter()
+                .filter(|f| unpinned(f) && inst.frames[**f as usize].dirty.load(Ordering::Acquire))
+                .map(|&f| (inst_no as u32, f))
+                .collect();
+            for chunk in dirty.chunks(BATCH_PAGES) {
+                self.write_batch(chunk)?;
+            }
+            for f in candidates {
+                if inst.lists.lock().free.len() >= target {
+                    break;
+                }
+                if unpinned(&f) && self.evict_clean(inst, f) {
+                    let frame = &inst.frames[f as usize];
+                    frame.pin.store(0, Ordering::Release);
+                    inst.lists.lock().free.push(f);
+                    freed += 1;
+                }
+            }
+        }
+        self.stats.lru_freed.add(freed as u64);
+        Ok(freed)
     }
 
     fn mark_clean(&self, inst: &Instance, f: u32) {

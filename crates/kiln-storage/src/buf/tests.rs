@@ -23,7 +23,11 @@ fn pool(frames: usize) -> (Arc<BufferPool>, MemVfs) {
 
 /// Creates pages 0..n of space 1, each dirty with its number in byte 100.
 fn write_new_pages(p: &Arc<BufferPool>, n: u32) {
-    for i in 0..n {
+    write_new_page_range(p, 0..n);
+}
+
+fn write_new_page_range(p: &Arc<BufferPool>, pages: std::ops::Range<u32>) {
+    for i in pages {
         let id = PageId::new(1, i);
         let mut w = p.fetch_new(id).unwrap();
         page::init_header(&mut w, id, PageType::Index);
@@ -191,4 +195,71 @@ fn coarse_clock_advances_with_real_time() {
         "coarse clock went from {a} to {b} ms over 30 ms"
     );
     assert!(b < a + 10_000, "coarse clock jumped from {a} to {b} ms");
+}
+
+/// The page cleaner's LRU flushing: a miss that leaves a free list low asks for a
+/// refill; the refill writes the dirty LRU tail and frees clean frames up to the
+/// target; the freed pages read back from disk with their latest contents, and
+/// pinned pages are never taken.
+#[test]
+fn refill_frees_the_lru_tail_and_keeps_contents() {
+    // 2 instances of 256 frames (a target of 8 free frames each). Pages stay old
+    // when touched again (a long old_blocks_time), so the tail stays where it is.
+    let p = BufferPool::new(PoolConfig {
+        size_bytes: 512 * PAGE_SIZE,
+        instances: 2,
+        old_blocks_pct: 37,
+        old_blocks_time_ms: 3_600_000,
+        ..PoolConfig::default()
+    });
+    let vfs = MemVfs::new();
+    p.attach_space(1, vfs.open(Path::new("/s1"), true).unwrap());
+    let target = BufferPool::free_target(256);
+    assert_eq!(target, 8);
+    // The first fetches take free frames while plenty are left: no request.
+    write_new_pages(&p, 100);
+    assert!(!p.wait_refill_request(std::time::Duration::ZERO));
+    // Fill the pool past its size: the free lists run out.
+    write_new_page_range(&p, 100..600);
+    assert!(p.wait_refill_request(std::time::Duration::ZERO));
+    // Dirty every instance's LRU tail again (the misses' batches had cleaned it).
+    let tails: Vec<u64> = p
+        .instances
+        .iter()
+        .flat_map(|inst| {
+            let l = inst.lists.lock();
+            l.lru
+                .iter_from_tail()
+                .take(target)
+                .map(|f| inst.frames[f as usize].id.load(Ordering::Acquire))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for key in &tails {
+        let mut w = p.fetch_write(PageId::from_u64(*key)).unwrap();
+        w[101] = 0xab;
+        w.mark_dirty(3, 4);
+    }
+    let held = p.fetch_read(PageId::new(1, 599)).unwrap();
+    let flushed = p.stats.pages_flushed.get();
+    let freed = p.refill_free_lists().unwrap();
+    assert!(freed >= 2 * target - 2, "freed {freed}");
+    assert!(
+        p.stats.pages_flushed.get() >= flushed + tails.len() as u64,
+        "the dirty tail was written"
+    );
+    for inst in p.instances.iter() {
+        assert!(inst.lists.lock().free.len() >= target);
+    }
+    assert_eq!(held[100], (599 % 256) as u8, "a pinned page stays");
+    drop(held);
+    // A second refill with full free lists does nothing.
+    assert_eq!(p.refill_free_lists().unwrap(), 0);
+    for i in 0..600u32 {
+        let id = PageId::new(1, i);
+        let r = p.fetch_read(id).unwrap();
+        assert_eq!(r[100], i as u8, "page {i}");
+        let redirtied = tails.contains(&id.as_u64());
+        assert_eq!(r[101] == 0xab, redirtied, "page {i}");
+    }
 }
