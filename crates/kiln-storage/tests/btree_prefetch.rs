@@ -9,7 +9,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use common::*;
+use kiln_storage::btree::BTree;
 use kiln_storage::io::mem::MemVfs;
+
+/// An engine over `frames` pool frames with one empty tree.
+fn engine_with_tree(frames: usize) -> (Arc<kiln_storage::engine::Engine>, BTree) {
+    let vfs = MemVfs::new();
+    let e = open(&vfs, &config(frames, 8 << 20, false));
+    let s = e.create_space("p.ibd").unwrap();
+    e.create_tree(&s, 3).unwrap();
+    let t = e.open_tree(&s, 3).unwrap().unwrap();
+    (e, t)
+}
 
 fn int_key(i: u32) -> Vec<u8> {
     // As kiln-sql encodes a signed INT key: sign bit flipped, big-endian.
@@ -18,11 +29,7 @@ fn int_key(i: u32) -> Vec<u8> {
 
 #[test]
 fn prefetch_runs_its_stages_and_lookups_answer_as_before() {
-    let vfs = MemVfs::new();
-    let e = open(&vfs, &config(512, 8 << 20, false));
-    let s = e.create_space("p.ibd").unwrap();
-    e.create_tree(&s, 3).unwrap();
-    let t = e.open_tree(&s, 3).unwrap().unwrap();
+    let (_e, t) = engine_with_tree(512);
     // Dense integer keys (interpolation lands at once) and sparse ones (it does not).
     let keys: Vec<Vec<u8>> = (1..=20_000u32)
         .map(int_key)
@@ -106,4 +113,39 @@ fn prefetch_over_pages_a_writer_changes_is_harmless() {
     }
     stop.store(true, Ordering::Relaxed);
     writer.join().unwrap();
+}
+
+/// The disk read-ahead of a batch (`BTree::prefetch_leaves`, what a large DELETE and
+/// purge use): in a pool much smaller than the tree, the leaves it reads are exactly
+/// the ones the lookups then need (they read nothing more), and a key in a one-page
+/// tree has no leaf to prefetch.
+#[test]
+fn prefetch_leaves_reads_the_leaves_the_lookups_use() {
+    // 64 frames: the tree below has hundreds of leaves.
+    let (e, t) = engine_with_tree(64);
+    assert_eq!(t.leaf_page_no(&int_key(1)).unwrap(), None);
+    let n = 40_000u32;
+    for i in 0..n {
+        t.insert(&int_key(i), &[b'v'; 60]).unwrap();
+    }
+    let st = t.check().unwrap();
+    assert!(st.leaves > 2 * 64, "{st:?}");
+    // Spread keys: each on another leaf, most of them not cached.
+    let keys: Vec<Vec<u8>> = (0..24u32).map(|j| int_key(j * (n / 24) + 7)).collect();
+    let reads = || e.pool().stats.reads.get();
+    // The root (the leaves' parent) cached first: only leaves are counted below.
+    t.leaf_page_no(&keys[0]).unwrap();
+    let before = reads();
+    let read = t.prefetch_leaves(&keys);
+    assert!(read >= 12, "read {read} of 24 leaves");
+    assert_eq!(reads() - before, read as u64);
+    let after_prefetch = reads();
+    for k in &keys {
+        assert_eq!(t.get(k).unwrap(), Some(vec![b'v'; 60]));
+    }
+    assert_eq!(
+        reads(),
+        after_prefetch,
+        "every lookup found its leaf cached"
+    );
 }

@@ -12,6 +12,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use kiln_common::{ErrorKind, KilnError, Result};
+use kiln_storage::trx::table::PREFETCH_ROWS;
 use kiln_storage::trx::{Mode, ReadMode, Trx, TrxError};
 
 use super::RowEnv;
@@ -901,11 +902,19 @@ pub(crate) fn delete_single(
             rec,
         )?;
         let mut n = 0u64;
-        for (pk, old) in rows {
-            super::trigger::on_delete(sess, trig.as_deref(), h, Tm::Before, &old)?;
-            if sess.with_trx(|_, trx| trx.table_delete(&h.storage, &pk).map_err(trx_error))? {
+        let prefetch = rows.len() > 1 && !h.storage.secondaries.is_empty();
+        for (i, (pk, old)) in rows.iter().enumerate() {
+            if prefetch && i % PREFETCH_ROWS == 0 {
+                let next: Vec<&[u8]> = rows[i..rows.len().min(i + PREFETCH_ROWS)]
+                    .iter()
+                    .map(|(pk, _)| pk.as_slice())
+                    .collect();
+                h.storage.prefetch_secondary_leaves(&next);
+            }
+            super::trigger::on_delete(sess, trig.as_deref(), h, Tm::Before, old)?;
+            if sess.with_trx(|_, trx| trx.table_delete(&h.storage, pk).map_err(trx_error))? {
                 n += 1;
-                super::trigger::on_delete(sess, trig.as_deref(), h, Tm::After, &old)?;
+                super::trigger::on_delete(sess, trig.as_deref(), h, Tm::After, old)?;
             }
         }
         h.add_rows(-(n as i64));

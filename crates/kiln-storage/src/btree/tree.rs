@@ -276,6 +276,40 @@ impl BTree {
         Ok(p)
     }
 
+    /// The page number of the leaf whose key range holds `key`, found through the
+    /// internal levels (S-latched one at a time, read from disk if need be) without
+    /// reading the leaf itself: what a batch reads ahead (`prefetch_leaves`). None if
+    /// the root is the leaf.
+    pub fn leaf_page_no(&self, key: &[u8]) -> Result<Option<u32>> {
+        let id = self.page_id(self.root);
+        let mut p = self.pool.fetch_read(id)?;
+        self.validate(&p, id, None)?;
+        if node::is_leaf(&p) {
+            return Ok(None);
+        }
+        loop {
+            let c = node::child_for(&p[..], key);
+            if node::level(&p) == 1 {
+                return Ok(Some(c));
+            }
+            p = self.fetch_child(&p, c)?;
+        }
+    }
+
+    /// Reads the leaves of `keys` that are not cached in one batch (io_uring or the
+    /// I/O threads) instead of one synchronous read per key when each is used.
+    /// Best effort: a failure here is left to the real read to report. Returns the
+    /// pages read.
+    pub fn prefetch_leaves<K: AsRef<[u8]>>(&self, keys: &[K]) -> usize {
+        let mut pages: Vec<u32> = keys
+            .iter()
+            .filter_map(|k| self.leaf_page_no(k.as_ref()).ok().flatten())
+            .collect();
+        pages.sort_unstable();
+        pages.dedup();
+        self.pool.prefetch_pages(self.space.id, &pages).unwrap_or(0)
+    }
+
     /// Optimistic write path: the leaf for `key`, X-latched in `mtr`, reached with S
     /// latches above it.
     fn leaf_for_write(&self, mtr: &mut Mtr, key: &[u8]) -> Result<Slot> {

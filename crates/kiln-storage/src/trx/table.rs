@@ -188,6 +188,42 @@ fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
     }
 }
 
+/// Rows a statement changes between two `Table::prefetch_secondary_leaves` calls: its
+/// secondary leaves (rows x indexes pages) are read in one batch.
+pub const PREFETCH_ROWS: usize = 64;
+
+impl Table {
+    /// Reads ahead, in one batch per index, the secondary-index leaves that deleting
+    /// or updating the rows with primary keys `pks` will change: in a pool smaller than
+    /// the indexes every row's entries sit on random leaves, and one synchronous read
+    /// per entry left the disk idle between them (a DELETE through 6 indexes waited
+    /// ~100 µs per page). Rows are read through the clustered index as stored (no
+    /// locks, no view: a prefetch only warms the cache). Best effort: errors are left
+    /// to the change itself. Returns the pages read.
+    pub fn prefetch_secondary_leaves<K: AsRef<[u8]>>(&self, pks: &[K]) -> usize {
+        if self.secondaries.is_empty() {
+            return 0;
+        }
+        let rows: Vec<(Vec<u8>, &[u8])> = pks
+            .iter()
+            .filter_map(|pk| {
+                let v = self.clustered.get(pk.as_ref()).ok()??;
+                let row = crate::row::decode_clustered(&v)?.row.to_vec();
+                Some((row, pk.as_ref()))
+            })
+            .collect();
+        let mut read = 0;
+        for s in &self.secondaries {
+            let keys: Vec<Vec<u8>> = rows
+                .iter()
+                .map(|(row, pk)| entry_key(&(s.key_of)(row).bytes, pk))
+                .collect();
+            read += s.tree.prefetch_leaves(&keys);
+        }
+        read
+    }
+}
+
 impl Trx {
     /// Inserts a row into a table and its secondary indexes; `DuplicateKey` if the
     /// primary key or a unique index's value exists. On an error, roll back to a
