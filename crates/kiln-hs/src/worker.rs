@@ -6,7 +6,9 @@
 //! connection stays on its worker.
 //!
 //! One loop iteration:
-//! 1. wait for readiness of the worker's connections (or new ones in its inbox);
+//! 1. wait for readiness of the worker's connections (or new ones in its inbox),
+//!    polling for up to 100 µs first while the worker has connections and fewer
+//!    than half the CPUs are spinning (`spin_wait`);
 //! 2. read every ready connection until the socket is drained or its input reaches
 //!    the high-water mark;
 //! 3. run one batch: every complete line of every connection with input, in order,
@@ -45,6 +47,20 @@ const OUTPUT_HIGH_BYTES: usize = 8 << 20;
 const READ_CHUNK_BYTES: usize = 64 << 10;
 const EVENTS_MAX: usize = 256;
 const TICK: Duration = Duration::from_millis(500);
+/// How long a worker with connections polls its epoll set before it sleeps in
+/// `epoll_wait` (`spin_wait`): a closed-loop client's next request comes within a
+/// few microseconds, and waking an idle CPU costs more than a lookup.
+const IDLE_SPIN: Duration = Duration::from_micros(100);
+
+/// Workers spinning now, over every port: at most half the CPUs spin, so the
+/// clients and the busy threads keep the rest.
+static SPINNING: AtomicUsize = AtomicUsize::new(0);
+
+/// CPUs the process may run on (read once).
+fn cpu_count() -> usize {
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
 
 /// What other threads see of a worker (SHOW PROCESSLIST, the acceptor).
 pub struct WorkerShared {
@@ -160,8 +176,9 @@ impl Worker {
         let mut backlog = false; // connections with complete lines left from a batch
         let mut last_tick = Instant::now();
         while !self.shutdown.load(Ordering::Acquire) {
+            let spun = !backlog && self.spin_wait(&mut events);
             let timeout = if backlog { 0 } else { TICK.as_millis() as i32 };
-            if self.epoll.wait(&mut events, timeout).is_err() {
+            if !spun && self.epoll.wait(&mut events, timeout).is_err() {
                 std::thread::sleep(Duration::from_millis(10));
                 continue;
             }
@@ -190,6 +207,36 @@ impl Worker {
             self.close(i);
         }
         self.exec.close_all();
+    }
+
+    /// Before sleeping in `epoll_wait`, polls the epoll set (timeout 0) for up to
+    /// `IDLE_SPIN` if the worker has connections and fewer than half the CPUs are
+    /// spinning. True when events were found (they are in `events`).
+    fn spin_wait(&self, events: &mut Vec<libc::epoll_event>) -> bool {
+        if self.shared.conns.load(Ordering::Relaxed) == 0 {
+            return false;
+        }
+        let spinners_max = cpu_count() / 2;
+        if SPINNING.fetch_add(1, Ordering::AcqRel) >= spinners_max {
+            SPINNING.fetch_sub(1, Ordering::AcqRel);
+            return false;
+        }
+        let start = Instant::now();
+        let found = loop {
+            match self.epoll.wait(events, 0) {
+                Ok(n) if n > 0 => break true,
+                Ok(_) => {}
+                Err(_) => break false,
+            }
+            if start.elapsed() >= IDLE_SPIN {
+                break false;
+            }
+            for _ in 0..64 {
+                std::hint::spin_loop();
+            }
+        };
+        SPINNING.fetch_sub(1, Ordering::AcqRel);
+        found
     }
 
     /// Takes the connections the acceptor handed over.
