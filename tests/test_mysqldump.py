@@ -53,9 +53,9 @@ ROWS = [
 ]
 
 
-def dump(server):
+def dump(server, what=("--databases", "dumpdb")):
     p = subprocess.run(
-        [DUMP, "-uroot", "--skip-dump-date", f"--socket={server.socket}", "--databases", "dumpdb"],
+        [DUMP, "-uroot", "--skip-dump-date", f"--socket={server.socket}", *what],
         capture_output=True, timeout=60,
     )
     assert p.returncode == 0, p.stderr.decode(errors="replace")
@@ -93,6 +93,28 @@ def test_dump_restore_dump_is_identical(kiln_factory):
     # The restored table keeps its definition, indexes and counter.
     create = b.query("SHOW CREATE TABLE dumpdb.every_type")[0][1]
     assert "UNIQUE KEY `u_vc` (`vc`)" in create and "AUTO_INCREMENT=4" in create
+
+
+def test_all_databases_dump_restores_identically(kiln_factory):
+    """`--all-databases` also dumps the mysql schema, reading mysql.general_log's and
+    slow_log's definitions unconditionally (it stopped on the missing tables before),
+    and emits `SHOW CREATE DATABASE IF NOT EXISTS`'s form, so the restore into a
+    server that has mysql and sys already goes through."""
+    a = kiln_factory()
+    for sql in SCHEMA + ROWS:
+        a.query(sql)
+    first = dump(a, ("--all-databases",))
+    assert b"CREATE TABLE IF NOT EXISTS `general_log`" in first
+    assert b"CREATE DATABASE /*!32312 IF NOT EXISTS*/ `mysql`" in first
+    b = kiln_factory()
+    restore(b, first)
+    second = dump(b, ("--all-databases",))
+    assert first == second, "\n".join(
+        f"- {x!r}\n+ {y!r}" for x, y in zip(first.splitlines(), second.splitlines()) if x != y
+    )
+    assert all_rows(a) == all_rows(b)
+    assert a.query("SHOW CREATE DATABASE IF NOT EXISTS dumpdb")[0][1].startswith(
+        "CREATE DATABASE /*!32312 IF NOT EXISTS*/ `dumpdb`")
 
 
 VIEW_SCHEMA = [

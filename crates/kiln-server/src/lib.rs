@@ -17,6 +17,7 @@ pub mod pool;
 pub mod server;
 pub mod signals;
 pub mod storage;
+pub mod system_tables;
 pub mod tls;
 pub mod vars;
 

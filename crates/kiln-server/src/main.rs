@@ -222,6 +222,7 @@ fn run(args: &[String]) -> Result<(), String> {
         Some(trx.clone()),
         Some(dict),
     ));
+    kiln_server::system_tables::ensure(server)?;
     if server.globals.string("thread_handling").as_deref() == Some("pool-of-threads") {
         let size = match server.globals.u64("thread_pool_size").unwrap_or(0) {
             0 => kiln_server::pool::cpu_count(),

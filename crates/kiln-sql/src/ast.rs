@@ -645,7 +645,12 @@ pub enum ShowKind {
     },
     Index(TableName),
     CreateTable(TableName),
-    CreateDatabase(String),
+    /// SHOW CREATE DATABASE [IF NOT EXISTS] (the flag adds `/*!32312 IF NOT EXISTS*/`
+    /// to the statement shown, as mysqldump expects).
+    CreateDatabase {
+        name: String,
+        if_not_exists: bool,
+    },
     /// SHOW CREATE VIEW (exec/view.rs).
     CreateView(TableName),
     /// SHOW CREATE TRIGGER [db.]name.

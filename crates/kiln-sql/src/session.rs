@@ -220,6 +220,8 @@ pub struct Session {
     pub(crate) var_cache: Option<VarCache>,
     /// The account's privileges as of `privs_generation` (see `Session::privileges`).
     pub(crate) privs: Option<Arc<Privileges>>,
+    /// The server's own start-up statements (`run_bootstrap`): no privilege checks.
+    pub(crate) bootstrap: bool,
     pub(crate) privs_generation: u64,
     /// The session's TEMPORARY tables (temp_tables.rs).
     pub(crate) temp: crate::temp_tables::TempTables,
@@ -298,6 +300,7 @@ impl Session {
             changes: TrackedChanges::default(),
             client_found_rows: false,
             dict: None,
+            bootstrap: false,
             catalog_cache: None,
             trx_session: None,
             trx: None,
@@ -367,6 +370,21 @@ impl Session {
             .map_or_else(Default::default, |m| {
                 crate::lexer::LexMode::from_sql_mode(&m)
             })
+    }
+
+    /// Runs the server's own start-up statements (system tables it creates when
+    /// missing), without privilege checks: no account may be able to run them, and
+    /// they must run whatever accounts exist. Never reachable from a client.
+    pub fn run_bootstrap(&mut self, sql: &str) -> Result<()> {
+        self.bootstrap = true;
+        let r = (|| {
+            for (stmt, _) in self.parse(sql)? {
+                self.execute(&stmt, Vec::new())?;
+            }
+            Ok(())
+        })();
+        self.bootstrap = false;
+        r
     }
 
     /// Parses a COM_QUERY's statements.

@@ -87,7 +87,7 @@ pub fn com_name(stmt: &Stmt) -> &'static str {
             ShowKind::Columns { .. } => "show_fields",
             ShowKind::Index(_) => "show_keys",
             ShowKind::CreateTable(_) | ShowKind::CreateView(_) => "show_create_table",
-            ShowKind::CreateDatabase(_) => "show_create_db",
+            ShowKind::CreateDatabase { .. } => "show_create_db",
             ShowKind::CreateTrigger(_) => "show_create_trigger",
             ShowKind::Triggers { .. } => "show_triggers",
             ShowKind::TableStatus(_) => "show_table_status",

@@ -120,7 +120,7 @@ pub fn show(
             | ShowKind::Triggers { .. }
             | ShowKind::CreateRoutine(..)
             | ShowKind::RoutineStatus(_)
-            | ShowKind::CreateDatabase(_)
+            | ShowKind::CreateDatabase { .. }
             | ShowKind::TableStatus(_)
             | ShowKind::EngineStatus => {
                 return Err(KilnError::new(

@@ -134,7 +134,10 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
                 vec![vec![s(h.def.name.clone()), s(ddl)]],
             )
         }
-        ShowKind::CreateDatabase(name) => {
+        ShowKind::CreateDatabase {
+            name,
+            if_not_exists,
+        } => {
             let cat = sess.catalog()?;
             let db = cat
                 .database(name)
@@ -144,8 +147,15 @@ pub fn show(sess: &mut Session, kind: &ShowKind, like: Option<&str>) -> Result<O
                 vec![vec![
                     s(name.clone()),
                     s(format!(
-                        "CREATE DATABASE `{}` /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */ /*!80016 DEFAULT ENCRYPTION='N' */",
-                        name, db.charset, db.collation
+                        "CREATE DATABASE {}`{}` /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */ /*!80016 DEFAULT ENCRYPTION='N' */",
+                        if *if_not_exists {
+                            "/*!32312 IF NOT EXISTS*/ "
+                        } else {
+                            ""
+                        },
+                        name,
+                        db.charset,
+                        db.collation
                     )),
                 ]],
             )

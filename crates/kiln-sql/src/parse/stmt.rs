@@ -404,8 +404,11 @@ impl<'a> Parser<'a> {
         {
             self.bump();
             self.bump();
-            self.if_not_exists()?;
-            ShowKind::CreateDatabase(self.ident()?)
+            let if_not_exists = self.if_not_exists()?;
+            ShowKind::CreateDatabase {
+                name: self.ident()?,
+                if_not_exists,
+            }
         } else if self.is_kw("TABLE") && self.is_kw_at(1, "STATUS") {
             self.bump();
             self.bump();
