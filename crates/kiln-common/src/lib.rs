@@ -6,6 +6,7 @@
 //! with MySQL's number and SQLSTATE unchanged.
 
 pub mod counter;
+pub mod cpu;
 pub mod epoll;
 pub mod error;
 pub mod key;

@@ -57,12 +57,6 @@ const IDLE_SPIN: Duration = Duration::from_micros(100);
 /// clients and the busy threads keep the rest.
 static SPINNING: AtomicUsize = AtomicUsize::new(0);
 
-/// CPUs the process may run on (read once).
-fn cpu_count() -> usize {
-    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
 /// What other threads see of a worker (SHOW PROCESSLIST, the acceptor).
 pub struct WorkerShared {
     pub id: u64,
@@ -219,11 +213,11 @@ impl Worker {
     /// requests/s fell to 103k).
     fn spin_wait(&self, events: &mut Vec<libc::epoll_event>) -> bool {
         if self.shared.conns.load(Ordering::Relaxed) == 0
-            || self.stats.connected.get() >= cpu_count() as u64
+            || self.stats.connected.get() >= kiln_common::cpu::count() as u64
         {
             return false;
         }
-        let spinners_max = cpu_count() / 2;
+        let spinners_max = kiln_common::cpu::count() / 2;
         if SPINNING.fetch_add(1, Ordering::AcqRel) >= spinners_max {
             SPINNING.fetch_sub(1, Ordering::AcqRel);
             return false;

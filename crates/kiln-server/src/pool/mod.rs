@@ -112,12 +112,8 @@ pub struct ThreadPool {
     stopping: (Mutex<bool>, Condvar),
 }
 
-/// Number of CPUs the process may run on, read once: `available_parallelism`
-/// reads the affinity mask and cgroup files, too slow for every connection.
-pub fn cpu_count() -> usize {
-    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
+/// Number of CPUs the process may run on (`kiln_common::cpu::count`).
+pub use kiln_common::cpu::count as cpu_count;
 
 impl ThreadPool {
     /// Creates `size` groups, each with one worker (which becomes its listener), and
