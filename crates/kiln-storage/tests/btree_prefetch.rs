@@ -15,7 +15,10 @@ use kiln_storage::io::mem::MemVfs;
 /// An engine over `frames` pool frames with one empty tree.
 fn engine_with_tree(frames: usize) -> (Arc<kiln_storage::engine::Engine>, BTree) {
     let vfs = MemVfs::new();
-    let e = open(&vfs, &config(frames, 8 << 20, false));
+    let mut cfg = config(frames, 8 << 20, false);
+    // No linear read-ahead: its background reads would blur the read counts.
+    cfg.pool.read_ahead = false;
+    let e = open(&vfs, &cfg);
     let s = e.create_space("p.ibd").unwrap();
     e.create_tree(&s, 3).unwrap();
     let t = e.open_tree(&s, 3).unwrap().unwrap();
@@ -121,20 +124,23 @@ fn prefetch_over_pages_a_writer_changes_is_harmless() {
 /// tree has no leaf to prefetch.
 #[test]
 fn prefetch_leaves_reads_the_leaves_the_lookups_use() {
-    // 64 frames: the tree below has hundreds of leaves.
-    let (e, t) = engine_with_tree(64);
+    // 512 frames (4 instances of 128): the tree below has about 1,000 leaves, and each
+    // instance has room for its share of the batch without evicting any of it.
+    let (e, t) = engine_with_tree(512);
     assert_eq!(t.leaf_page_no(&int_key(1)).unwrap(), None);
-    let n = 40_000u32;
+    let n = 300_000u32;
     for i in 0..n {
         t.insert(&int_key(i), &[b'v'; 60]).unwrap();
     }
     let st = t.check().unwrap();
-    assert!(st.leaves > 2 * 64, "{st:?}");
+    assert!(st.leaves > 2 * 512, "{st:?}");
     // Spread keys: each on another leaf, most of them not cached.
     let keys: Vec<Vec<u8>> = (0..24u32).map(|j| int_key(j * (n / 24) + 7)).collect();
     let reads = || e.pool().stats.reads.get();
-    // The root (the leaves' parent) cached first: only leaves are counted below.
-    t.leaf_page_no(&keys[0]).unwrap();
+    // The internal levels cached first: only leaves are counted below.
+    for k in &keys {
+        t.leaf_page_no(k).unwrap();
+    }
     let before = reads();
     let read = t.prefetch_leaves(&keys);
     assert!(read >= 12, "read {read} of 24 leaves");
