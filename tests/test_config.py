@@ -240,3 +240,39 @@ def test_non_numeric_value_in_file_exits_1(tmp_path):
     rc, out, err = cnf_run(tmp_path, "[mysqld]\nmax_connections = lots\n")
     assert rc == 1
     assert "max_connections" in (out + err).replace("-", "_")
+
+
+def pool_mapping_flags(server, pool_bytes):
+    """VmFlags of the server's buffer pool mapping: the one anonymous mapping of
+    exactly `pool_bytes` (buf/region.rs)."""
+    smaps = open(f"/proc/{server.proc.pid}/smaps").read().split("\n")
+    for i, line in enumerate(smaps):
+        head = line.split()
+        if len(head) == 5 and "-" in head[0]:
+            lo, hi = (int(x, 16) for x in head[0].split("-"))
+            if hi - lo == pool_bytes:
+                for rest in smaps[i + 1 :]:
+                    if rest.startswith("VmFlags:"):
+                        return rest.split()[1:]
+    raise AssertionError(f"no mapping of {pool_bytes} bytes")
+
+
+@pytest.mark.parametrize("setting,advised", [(None, False), ("ON", True)])
+def test_large_pages_asks_for_huge_pages_only_when_on(
+    kiln_factory, tmp_path, setting, advised
+):
+    # MySQL's large_pages is OFF by default; kiln's ON means MADV_HUGEPAGE on the
+    # pool's mapping (the "hg" flag), which the kernel honours in THP's madvise mode.
+    body = "innodb_buffer_pool_size = 64M\n"
+    if setting:
+        body += f"large-pages = {setting}\n"
+    k = start_with_cnf(kiln_factory, tmp_path, body)
+    assert var(k, "large_pages") == (1 if advised else 0)
+    assert ("hg" in pool_mapping_flags(k, 64 << 20)) == advised
+    k.query("CREATE DATABASE lp")
+    k.query("CREATE TABLE lp.t (id INT PRIMARY KEY, v VARCHAR(100))")
+    k.query(
+        "INSERT INTO lp.t VALUES "
+        + ",".join(f"({i}, REPEAT('x', 90))" for i in range(2000))
+    )
+    assert k.query("SELECT COUNT(*), SUM(id) FROM lp.t") == ((2000, 1999000),)

@@ -28,6 +28,7 @@ pub fn open(datadir: &Path, globals: &Globals) -> Result<Arc<Engine>, String> {
             io_threads: u("innodb_write_io_threads", 4).max(u("innodb_read_io_threads", 4))
                 as usize,
             read_ahead: u("innodb_read_ahead_threshold", 56) > 0,
+            huge_pages: globals.bool("large_pages").unwrap_or(false),
         },
         // The ring is a whole number of 4 KiB blocks.
         log_capacity: u("innodb_redo_log_capacity", 100 << 20) / 4096 * 4096,

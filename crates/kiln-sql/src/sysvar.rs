@@ -291,6 +291,7 @@ pub static VARS: &[SysVar] = &[
     v("interactive_timeout", Both, u(1, 31536000), "28800", 0, "Idle seconds before an interactive client is disconnected"),
     v("join_buffer_size", Both, Type::UInt { min: 128, max: U64_MAX, block: 128, }, "262144", 0, "Buffer size of joins without indexes"),
     v("keep_files_on_create", Both, Bool, "OFF", 0, "Keep existing files on CREATE TABLE"),
+    v("large_pages", Global, Bool, "OFF", READ_ONLY, "Back the buffer pool with transparent huge pages (madvise); see docs/buffer-pool.md"),
     v("lc_messages", Both, Str, "en_US", 0, "Locale of error messages"),
     v("lc_time_names", Both, Str, "en_US", 0, "Locale of day and month names"),
     v("license", Global, Str, "Apache-2.0", READ_ONLY | NOT_OPTION, "The server's license"),

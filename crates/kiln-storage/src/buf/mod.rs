@@ -141,6 +141,8 @@ pub struct PoolConfig {
     pub io_threads: usize,
     /// Linear read-ahead for scans (innodb_read_ahead_threshold > 0).
     pub read_ahead: bool,
+    /// large_pages: ask for transparent huge pages for the frames (`Region::new`).
+    pub huge_pages: bool,
 }
 
 impl Default for PoolConfig {
@@ -153,6 +155,7 @@ impl Default for PoolConfig {
             native_aio: true,
             io_threads: 4,
             read_ahead: true,
+            huge_pages: false,
         }
     }
 }
@@ -450,7 +453,7 @@ impl BufferPool {
         let total_frames = (config.size_bytes / PAGE_SIZE).max(16 * instances_n);
         let per = total_frames / instances_n;
         let hints = (per * 2).next_power_of_two();
-        let region = region::Region::new(per * instances_n);
+        let region = region::Region::new(per * instances_n, config.huge_pages);
         let instances = (0..instances_n)
             .map(|inst| Instance {
                 frames: (0..per)
