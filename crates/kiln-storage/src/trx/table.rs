@@ -491,7 +491,12 @@ impl Trx {
         let id = self.writable()?;
         let key = entry_key(index_key, pk);
         let value = sec_value(false, id, pk.len());
-        if s.tree.get(&key)?.is_some() {
+        // One latched descent answers both questions an insert asks: is the entry
+        // there (a delete-marked one comes back), and if not, which entry follows it
+        // (the insert intention's lock key). It was `get` plus a `range` cursor: two
+        // descents and a copy of a leaf batch for one key.
+        let probe = s.tree.probe(&key)?;
+        if let crate::btree::Probe::Exists = probe {
             // A delete-marked entry comes back: a change of an existing entry, under
             // its X lock (a locking range read holding it keeps it marked).
             let wait = self.wait();
@@ -512,13 +517,20 @@ impl Trx {
         let rec = Self::undo_rec(&s.tree, Kind::SecInsert, &key, Vec::new());
         self.write_undo(id, &rec)?;
         let (sp, ix) = (s.tree.space_id(), s.tree.index_id());
-        let next = match s
-            .tree
-            .range(Bound::Excluded(&key[..]), Bound::Unbounded, false)
-            .next()
-            .transpose()?
-        {
-            Some((k, _)) => LockKey::entry(sp, ix, &k),
+        let next_key = match probe {
+            crate::btree::Probe::Next(k) => k,
+            // Purged while we waited for its lock: find its successor now.
+            crate::btree::Probe::Exists => match s.tree.probe(&key)? {
+                crate::btree::Probe::Next(k) => k,
+                crate::btree::Probe::Exists => {
+                    return Err(TrxError::Corrupt(
+                        "a purged secondary entry is back without its lock".into(),
+                    ));
+                }
+            },
+        };
+        let next = match &next_key {
+            Some(k) => LockKey::entry(sp, ix, k),
             None => LockKey::supremum(sp, ix),
         };
         let new = LockKey::entry(sp, ix, &key);
