@@ -24,6 +24,7 @@ pub mod group;
 pub mod index_order;
 pub mod infoschema;
 pub mod insert;
+mod int_filter;
 pub mod join;
 pub mod join_hash;
 pub mod join_index;

@@ -12,11 +12,21 @@ use crate::value::Value;
 pub struct TestEnv {
     pub warnings: Vec<u16>,
     pub time_zone: String,
+    /// The `?` parameters (missing ones are NULL).
+    pub params: Vec<Value>,
+    /// The current row: what `Expr::Slot(i)` reads.
+    pub row: Vec<Value>,
 }
 
 impl Env for TestEnv {
-    fn param(&self, _: usize) -> Result<Value> {
-        Ok(Value::Null)
+    fn param(&self, i: usize) -> Result<Value> {
+        Ok(self.params.get(i).cloned().unwrap_or(Value::Null))
+    }
+    fn slot(&self, i: usize) -> Result<Value> {
+        self.row
+            .get(i)
+            .cloned()
+            .ok_or_else(|| kiln_common::KilnError::internal(format!("no slot {i}")))
     }
     fn sysvar(&self, _: VarScope, name: &str) -> Result<Value> {
         Ok(match name {
