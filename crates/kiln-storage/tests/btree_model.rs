@@ -206,3 +206,118 @@ fn estimate_len_tracks_the_count() {
         .unwrap();
     assert!(t.estimate_len().unwrap() < 100);
 }
+
+/// Operations of `append_hint_matches_model`, on tree `t` (0 or 1) of one space.
+#[derive(Debug, Clone)]
+enum AppendOp {
+    /// `n` keys past the tree's largest, values of `len` bytes.
+    Append {
+        t: usize,
+        n: usize,
+        len: usize,
+    },
+    /// Deletes the `n` largest keys (empties and merges away rightmost leaves).
+    DeleteTail {
+        t: usize,
+        n: usize,
+    },
+    /// A key anywhere (below the largest, mostly: not an append).
+    Insert {
+        t: usize,
+        k: u32,
+        len: usize,
+    },
+    /// probe and get of a key anywhere, and probe past the largest.
+    Probe {
+        t: usize,
+        k: u32,
+    },
+    Restart,
+}
+
+fn append_op() -> impl Strategy<Value = AppendOp> {
+    prop_oneof![
+        8 => (0..2usize, 1..400usize, vlen()).prop_map(|(t, n, len)| AppendOp::Append { t, n, len }),
+        4 => (0..2usize, 1..600usize).prop_map(|(t, n)| AppendOp::DeleteTail { t, n }),
+        3 => (0..2usize, any::<u32>(), vlen()).prop_map(|(t, k, len)| AppendOp::Insert { t, k, len }),
+        3 => (0..2usize, any::<u32>()).prop_map(|(t, k)| AppendOp::Probe { t, k }),
+        1 => Just(AppendOp::Restart),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, max_shrink_iters: 200, ..ProptestConfig::default() })]
+
+    /// The append hint (`BTree::append_leaf`): writes at the right end go to the
+    /// remembered rightmost leaf without a descent. Two trees share a space, so the
+    /// pages one frees when its rightmost leaves merge away are reused by the other
+    /// (a stale hint then names a leaf of another index, a freed page, or a leaf that
+    /// has a right sibling again); every answer must still be the model's.
+    #[test]
+    fn append_hint_matches_model(ops in proptest::collection::vec(append_op(), 1..120)) {
+        let vfs = MemVfs::new();
+        let cfg = config(128, 4 << 20, false);
+        let mut e = open(&vfs, &cfg);
+        let s = e.create_space("a.ibd").unwrap();
+        e.create_tree(&s, 3).unwrap();
+        e.create_tree(&s, 4).unwrap();
+        drop(s);
+        let reopen = |e: &kiln_storage::engine::Engine| {
+            let s = e.space(1).unwrap();
+            [e.open_tree(&s, 3).unwrap().unwrap(), e.open_tree(&s, 4).unwrap().unwrap()]
+        };
+        let mut trees = reopen(&e);
+        let mut models = [Model::new(), Model::new()];
+        let k8 = |k: u32| (k as u64 * 4).to_be_bytes().to_vec();
+        for (n, op) in ops.into_iter().enumerate() {
+            match op {
+                AppendOp::Append { t, n: count, len } => {
+                    let next = models[t].keys().next_back().map_or(0, |k| {
+                        u64::from_be_bytes(k[..8].try_into().unwrap()) + 4
+                    });
+                    for i in 0..count as u64 {
+                        let k = (next + i * 4).to_be_bytes().to_vec();
+                        let v = val(len, n as u16);
+                        trees[t].insert(&k, &v).unwrap();
+                        models[t].insert(k, v);
+                    }
+                }
+                AppendOp::DeleteTail { t, n: count } => {
+                    let tail: Vec<Vec<u8>> = models[t].keys().rev().take(count).cloned().collect();
+                    for k in tail {
+                        prop_assert!(trees[t].delete(&k).unwrap().is_some());
+                        models[t].remove(&k);
+                    }
+                }
+                AppendOp::Insert { t, k, len } => {
+                    let k = k8(k % 4000);
+                    let v = val(len, n as u16);
+                    trees[t].upsert(&k, &v).unwrap();
+                    models[t].insert(k, v);
+                }
+                AppendOp::Probe { t, k } => {
+                    let k = k8(k % 4000);
+                    let want = if models[t].contains_key(&k) {
+                        Probe::Exists
+                    } else {
+                        Probe::Next(models[t].range::<Vec<u8>, _>((Bound::Excluded(&k), Bound::Unbounded)).next().map(|(k, _)| k.clone()))
+                    };
+                    prop_assert_eq!(trees[t].probe(&k).unwrap(), want);
+                    prop_assert_eq!(trees[t].get(&k).unwrap(), models[t].get(&k).cloned());
+                    let past = u64::MAX.to_be_bytes().to_vec();
+                    prop_assert_eq!(trees[t].probe(&past).unwrap(), Probe::Next(None));
+                }
+                AppendOp::Restart => {
+                    e.shutdown().unwrap();
+                    drop(trees);
+                    e = open(&vfs, &cfg);
+                    trees = reopen(&e);
+                }
+            }
+        }
+        for t in 0..2 {
+            trees[t].check().unwrap();
+            prop_assert_eq!(dump(&trees[t]), models[t].clone());
+        }
+    }
+}

@@ -24,6 +24,7 @@
 use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::blob;
 use super::node::{self, NodeBytes, OptValue, Stored};
@@ -98,6 +99,11 @@ pub struct BTree {
     space: Arc<Space>,
     index_id: u64,
     root: u32,
+    /// The page number of the rightmost leaf as the last write found it (FIL_NULL:
+    /// none known). A hint only, checked under the leaf's X latch before use
+    /// (`append_leaf`): keys at or past that leaf's first key go there without a
+    /// descent — appends by an ascending key (auto-increment rows, undo records).
+    append_hint: AtomicU32,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -209,6 +215,7 @@ impl BTree {
             space: space.clone(),
             index_id,
             root,
+            append_hint: AtomicU32::new(FIL_NULL),
         })
     }
 
@@ -228,6 +235,7 @@ impl BTree {
             space: space.clone(),
             index_id,
             root,
+            append_hint: AtomicU32::new(FIL_NULL),
         }))
     }
 
@@ -310,9 +318,83 @@ impl BTree {
         self.pool.prefetch_pages(self.space.id, &pages).unwrap_or(0)
     }
 
+    /// The rightmost leaf, X-latched in `mtr`, if the append hint names it and `key`
+    /// belongs there. The rightmost leaf holds every key from its lower fence on, and
+    /// its first key is at or above that fence, so a key at or past its first key is
+    /// its key. Everything is checked under the latch: a page that was split (it has a
+    /// right sibling now), merged away and freed (no longer an index page), or reused
+    /// by another index fails the check, and the caller descends instead.
+    fn append_leaf(&self, mtr: &mut Mtr, key: &[u8]) -> Option<Slot> {
+        let hint = self.append_hint.load(Ordering::Relaxed);
+        if hint == FIL_NULL {
+            return None;
+        }
+        let s = mtr.x_latch(self.page_id(hint)).ok()?;
+        if self.is_rightmost_leaf_for(mtr.page(s), key) {
+            return Some(s);
+        }
+        mtr.release(s);
+        self.forget_hint(hint);
+        None
+    }
+
+    /// A hint that did not fit is dropped, so that writes at random keys (which set
+    /// none: `note_leaf`) do not pay a wasted latch each.
+    fn forget_hint(&self, hint: u32) {
+        let _ =
+            self.append_hint
+                .compare_exchange(hint, FIL_NULL, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// `append_leaf` for a read: the rightmost leaf, S-latched, if the hint names it
+    /// and `key` belongs there.
+    fn append_leaf_read(&self, key: &[u8]) -> Option<PageRead> {
+        let hint = self.append_hint.load(Ordering::Relaxed);
+        if hint == FIL_NULL {
+            return None;
+        }
+        let p = self.pool.fetch_read(self.page_id(hint)).ok()?;
+        if self.is_rightmost_leaf_for(&p, key) {
+            return Some(p);
+        }
+        self.forget_hint(hint);
+        None
+    }
+
+    /// Whether latched page `p` is this tree's rightmost leaf and `key` belongs there.
+    fn is_rightmost_leaf_for(&self, p: &[u8], key: &[u8]) -> bool {
+        page::page_type(p) == Some(PageType::Index)
+            && node::index_id(p) == self.index_id
+            && node::level(p) == 0
+            && get_u32(p, OFF_NEXT) == FIL_NULL
+            && node::n_slots(p) > 0
+            && key >= node::key(p, 0)
+    }
+
+    /// Remembers leaf `s` for `append_leaf` if it is the rightmost and `key` goes past
+    /// its last entry: an append, likely followed by more.
+    fn note_leaf(&self, mtr: &Mtr, s: Slot, key: &[u8]) {
+        let p = mtr.page(s);
+        let n = node::n_slots(p);
+        if get_u32(p, OFF_NEXT) == FIL_NULL && (n == 0 || key > node::key(p, n - 1)) {
+            self.append_hint.store(mtr.id(s).page_no, Ordering::Relaxed);
+        }
+    }
+
+    /// The leaf for `key`, X-latched in `mtr` (which holds nothing else yet): the
+    /// rightmost leaf directly when the append hint fits, else `descend_for_write`.
+    fn leaf_for_write(&self, mtr: &mut Mtr, key: &[u8]) -> Result<Slot> {
+        if let Some(s) = self.append_leaf(mtr, key) {
+            return Ok(s);
+        }
+        let s = self.descend_for_write(mtr, key)?;
+        self.note_leaf(mtr, s, key);
+        Ok(s)
+    }
+
     /// Optimistic write path: the leaf for `key`, X-latched in `mtr`, reached with S
     /// latches above it.
-    fn leaf_for_write(&self, mtr: &mut Mtr, key: &[u8]) -> Result<Slot> {
+    fn descend_for_write(&self, mtr: &mut Mtr, key: &[u8]) -> Result<Slot> {
         for _ in 0..OPTIMISTIC_TRIES {
             let parent = match self.descend_opt(|p| node::child_for(p, key)) {
                 Opt::Done(p) => p,
@@ -375,7 +457,10 @@ impl BTree {
     /// snapshot that the caller re-checks under its locks, as with `get`.
     pub fn probe(&self, key: &[u8]) -> Result<Probe> {
         {
-            let leaf = self.leaf_for_read(key)?;
+            let leaf = match self.append_leaf_read(key) {
+                Some(leaf) => leaf,
+                None => self.leaf_for_read(key)?,
+            };
             match node::search(&leaf[..], key) {
                 Ok(_) => return Ok(Probe::Exists),
                 Err(i) if i < node::n_slots(&leaf) => {
