@@ -581,7 +581,8 @@ fn binary(
 }
 
 /// Whether comparison `op` (=, <>, <, <=, >, >=) holds for an ordering.
-fn ordering_holds(op: BinaryOp, o: std::cmp::Ordering) -> bool {
+/// Whether ordering `o` of (left, right) satisfies comparison `op`.
+pub(crate) fn ordering_holds(op: BinaryOp, o: std::cmp::Ordering) -> bool {
     use BinaryOp::*;
     match op {
         Eq => o.is_eq(),

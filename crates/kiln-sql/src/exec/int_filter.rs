@@ -16,10 +16,8 @@
 //! holds anything but an integer or NULL (the column is not an integer column, or a
 //! FLOAT/DECIMAL) is left to `eval` (`check` returns None).
 
-use std::cmp::Ordering;
-
 use crate::ast::{BinaryOp, Expr};
-use crate::eval::Env;
+use crate::eval::{Env, ordering_holds};
 use crate::value::Value;
 
 /// Bounds checked against one slot: `slot op value`.
@@ -64,20 +62,9 @@ impl IntFilter {
                 }
                 _ => return None,
             };
-            pass &= holds(t.op, v.cmp(&t.value));
+            pass &= ordering_holds(t.op, v.cmp(&t.value));
         }
         Some(pass)
-    }
-}
-
-fn holds(op: BinaryOp, o: Ordering) -> bool {
-    match op {
-        BinaryOp::Eq => o == Ordering::Equal,
-        BinaryOp::Lt => o == Ordering::Less,
-        BinaryOp::Le => o != Ordering::Greater,
-        BinaryOp::Gt => o == Ordering::Greater,
-        BinaryOp::Ge => o != Ordering::Less,
-        _ => unreachable!("only comparisons are collected"),
     }
 }
 

@@ -330,7 +330,7 @@ impl BTree {
             return None;
         }
         let s = mtr.x_latch(self.page_id(hint)).ok()?;
-        if self.is_rightmost_leaf_for(mtr.page(s), key) {
+        if self.is_rightmost_leaf_for(mtr.page(s), hint, key) {
             return Some(s);
         }
         mtr.release(s);
@@ -354,18 +354,17 @@ impl BTree {
             return None;
         }
         let p = self.pool.fetch_read(self.page_id(hint)).ok()?;
-        if self.is_rightmost_leaf_for(&p, key) {
+        if self.is_rightmost_leaf_for(&p, hint, key) {
             return Some(p);
         }
         self.forget_hint(hint);
         None
     }
 
-    /// Whether latched page `p` is this tree's rightmost leaf and `key` belongs there.
-    fn is_rightmost_leaf_for(&self, p: &[u8], key: &[u8]) -> bool {
-        page::page_type(p) == Some(PageType::Index)
-            && node::index_id(p) == self.index_id
-            && node::level(p) == 0
+    /// Whether latched page `p` (page number `page_no`) is this tree's rightmost leaf
+    /// and `key` belongs there.
+    fn is_rightmost_leaf_for(&self, p: &[u8], page_no: u32, key: &[u8]) -> bool {
+        self.validate(p, self.page_id(page_no), Some(0)).is_ok()
             && get_u32(p, OFF_NEXT) == FIL_NULL
             && node::n_slots(p) > 0
             && key >= node::key(p, 0)
